@@ -1,0 +1,196 @@
+"""`codna`: the workspace, its members and sharing; pages live in `codna page`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from codna.cli.output import Out, command_options, refusals
+from codna.cli.pages import page, show_history, show_page
+from codna.services import access, demo, members, pages, search, transfer
+from codna.services.members import Member
+
+
+@click.group()
+@click.version_option(package_name="codna")
+def cli() -> None:
+    """CoDNA: a Markdown wiki for a team and its agents. Every command reads
+    CODNA_DATABASE_URL (default: an SQLite file in ./data)."""
+
+
+cli.add_command(page)
+
+
+@cli.command()
+@click.option("--admin-email", required=True)
+@click.option("--admin-password", required=True)
+@click.option("--admin-name", default="Admin", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def init(admin_email: str, admin_password: str, admin_name: str, as_json: bool) -> None:
+    """Create the database and its first admin."""
+    with refusals(as_json):
+        admin = members.init_workspace(
+            admin_email=admin_email, admin_password=admin_password, admin_name=admin_name
+        )
+        Out(as_json).result(admin, f"Workspace ready; {admin.email} is its admin.")
+
+
+@cli.group()
+def member() -> None:
+    """People: add, list, disable."""
+
+
+@member.command("add")
+@click.argument("email")
+@click.option("--name", required=True)
+@click.option("--password")
+@click.option("--admin", is_flag=True)
+@command_options
+def member_add(
+    email: str, name: str, password: str | None, admin: bool, out: Out, actor: Callable[[], Member]
+) -> None:
+    """Add a person."""
+    added = members.add_person(actor(), email=email, name=name, password=password, admin=admin)
+    out.result(added, f"Added {added.name} <{added.email}>{' as an admin' if admin else ''}.")
+
+
+@member.command("list")
+@command_options
+def member_list(out: Out, actor: Callable[[], Member]) -> None:
+    """List every member."""
+    found = members.list_members(actor())
+
+    def text() -> str:
+        lines = []
+        for d in found:
+            m = d.member
+            extra = f" (responsible: {', '.join(d.responsible)})" if d.responsible else ""
+            flags = " admin" * m.is_admin + " disabled" * m.disabled
+            lines.append(f"{m.kind:6} {m.handle:32} {m.name}{flags}{extra}")
+        return "\n".join(lines)
+
+    out.result(found, text)
+
+
+for _verb, _disabled in (("disable", True), ("enable", False)):
+
+    def _toggle(handle: str, out: Out, actor: Callable[[], Member], _d: bool = _disabled) -> None:
+        changed = members.set_disabled(actor(), handle=handle, disabled=_d)
+        out.result(changed, f"{changed.handle} is {'disabled' if _d else 'enabled'}.")
+
+    _toggle.__doc__ = f"{_verb.capitalize()} a member (an e-mail or an agent's name)."
+    member.command(_verb)(click.argument("handle")(command_options(_toggle)))
+
+
+@cli.group()
+def agent() -> None:
+    """Agent members: tokens only, and people responsible for them."""
+
+
+@agent.command("add")
+@click.argument("name")
+@click.option("--responsible", "responsible", multiple=True, required=True, metavar="EMAIL")
+@command_options
+def agent_add(name: str, responsible: tuple[str, ...], out: Out, actor: Callable[[], Member]) -> None:
+    """Add an agent member."""
+    added = members.add_agent(actor(), name=name, responsible=list(responsible))
+    out.result(added, f"Added the agent {added.name}.")
+
+
+@cli.command()
+@click.argument("address")
+@click.argument("member_handle", metavar="MEMBER")
+@click.argument("level", type=click.Choice(["read", "write"]))
+@command_options
+def share(address: str, member_handle: str, level: str, out: Out, actor: Callable[[], Member]) -> None:
+    """Give MEMBER read or write on a space, a folder (wiki:decisions/) or a page."""
+    grant = access.share(actor(), address=address, member=member_handle, level=level)
+    out.result(grant, f"{grant.member} may {grant.level} {grant.address}.")
+
+
+@cli.command()
+@click.argument("address")
+@click.argument("member_handle", metavar="MEMBER")
+@command_options
+def unshare(address: str, member_handle: str, out: Out, actor: Callable[[], Member]) -> None:
+    """Take back what MEMBER was given on ADDRESS."""
+    access.unshare(actor(), address=address, member=member_handle)
+    out.result({"address": address, "member": member_handle}, f"Unshared {address}.")
+
+
+@cli.command("grants")
+@command_options
+def grants_list(out: Out, actor: Callable[[], Member]) -> None:
+    """List grants (all for an admin, your own otherwise)."""
+    found = access.list_grants(actor())
+    out.result(found, lambda: "\n".join(f"{g.level:5} {g.address:40} {g.member}" for g in found))
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--into", "folder", default="raw", show_default=True, help="raw or a folder of it.")
+@command_options
+def import_(paths: tuple[Path, ...], folder: str, out: Out, actor: Callable[[], Member]) -> None:
+    """Import Markdown files (or folders of them) into raw."""
+    documents = []
+    for path in paths:
+        if path.is_dir():
+            for file in sorted(path.rglob("*.md")):
+                text = file.read_text(encoding="utf-8")
+                documents.append(transfer.Document(file.relative_to(path).as_posix(), text))
+        else:
+            documents.append(transfer.Document(path.name, path.read_text(encoding="utf-8")))
+    made = transfer.import_documents(actor(), documents=documents, folder=folder)
+    out.result(made, lambda: "\n".join(f"Imported {p.address}" for p in made))
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--address", help="Only this space, folder or page.")
+@command_options
+def export(directory: Path, address: str | None, out: Out, actor: Callable[[], Member]) -> None:
+    """Export the pages you can read as Markdown files with front matter."""
+    written = transfer.export_pages(actor(), directory=directory, address=address)
+    out.result(written, f"Exported {len(written)} pages to {directory}.")
+
+
+@cli.command("search")
+@click.argument("query")
+@click.option("--space", type=click.Choice(["wiki", "raw", "output"]))
+@click.option("--limit", default=20, show_default=True)
+@command_options
+def search_(query: str, space: str | None, limit: int, out: Out, actor: Callable[[], Member]) -> None:
+    """Search the pages you can read."""
+    hits = search.search(actor(), query=query, space=space, limit=limit)
+    out.result(
+        hits, lambda: "\n".join(f"{h.address}  {h.title}\n    {h.snippet}" for h in hits) or "No pages match."
+    )
+
+
+@cli.command("demo")
+@click.option("--json", "as_json", is_flag=True)
+def demo_(as_json: bool) -> None:
+    """Build the demo workspace (once) and show a page and its history."""
+    with refusals(as_json):
+        if not demo.demo_exists():
+            demo.build_demo()
+            click.echo(
+                f"Built the demo workspace: sign in as {demo.ADMIN_EMAIL} / {demo.ADMIN_PASSWORD}.",
+                err=True,
+            )
+        ada = members.member_by_handle(demo.ADMIN_EMAIL)
+        shown = pages.read_page(ada, address=demo.SHOWCASE)
+        revisions = pages.history(ada, address=demo.SHOWCASE)
+        out = Out(as_json)
+        out.result({"page": shown, "history": revisions}, lambda: show_page(shown) + "\n\n" + show_history(revisions))
+
+
+def main() -> None:
+    cli(prog_name="codna")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""Who may read and write what: grants on a space, a folder or a page; admins; agents.
+
+Everything here is computed from the grants as they are when asked. An agent is given read
+only, whatever it is shared with, and may write only the pages it created in `output`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from codna.errors import InvalidRequest, NotFound, ReadOnly
+from codna.services import members as members_service
+from codna.services.addresses import Address, parse_address
+from codna.services.clock import now
+from codna.services.context import database
+from codna.services.members import Member
+from codna.storage.schema import grants, members, pages
+
+Level = Literal["read", "write"]
+LEVELS: tuple[Level, ...] = ("read", "write")
+
+
+@dataclass(frozen=True)
+class Grant:
+    """`member` may `level` the space, folder or page at `address`."""
+
+    member: str
+    address: str
+    level: Level
+
+
+@dataclass(frozen=True)
+class Rights:
+    """What one member holds: their grants, read once per transaction."""
+
+    member: Member
+    grants: tuple[tuple[str, str, Level], ...]  # (space, path, level)
+
+    def level(self, space: str, path: str, created_by: int | None = None) -> Level | None:
+        """The best level this member has on the page at space:path (None: cannot read it)."""
+        if self.member.is_admin:
+            return "write"
+        best: Level | None = None
+        for g_space, g_path, g_level in self.grants:
+            if g_space != space:
+                continue
+            if g_path == "" or g_path == path or (g_path.endswith("/") and path.startswith(g_path)):
+                best = "write" if g_level == "write" or best == "write" else "read"
+        if self.member.is_agent:
+            if space == "output" and created_by == self.member.id:
+                return "write"
+            return "read" if best else None
+        return best
+
+    def can_read(self, space: str, path: str, created_by: int | None = None) -> bool:
+        return self.level(space, path, created_by) is not None
+
+    def can_edit(self, space: str, path: str, created_by: int | None = None) -> bool:
+        """Edit, revert and restore a version: write, and never in `raw`."""
+        return space != "raw" and self.level(space, path, created_by) == "write"
+
+    def can_manage(self, space: str, path: str, created_by: int | None = None) -> bool:
+        """Trash, restore and delete for good: write, `raw` included."""
+        return self.level(space, path, created_by) == "write"
+
+    def can_create(self, space: str, path: str) -> bool:
+        """Create a page at space:path. `raw` takes imports only; agents create in `output`."""
+        if space == "raw":
+            return False
+        if self.member.is_agent:
+            return space == "output"
+        return self.level(space, path) == "write"
+
+    def can_import(self, path: str) -> bool:
+        return not self.member.is_agent and self.level("raw", path) == "write"
+
+    def readable(self) -> sa.ColumnElement[bool]:
+        """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
+        if self.member.is_admin:
+            return sa.true()
+        clauses: list[sa.ColumnElement[bool]] = []
+        for g_space, g_path, _ in self.grants:
+            if g_path == "":
+                clauses.append(pages.c.space == g_space)
+            elif g_path.endswith("/"):
+                clauses.append(
+                    sa.and_(pages.c.space == g_space, pages.c.path.startswith(g_path, autoescape=True))
+                )
+            else:
+                clauses.append(sa.and_(pages.c.space == g_space, pages.c.path == g_path))
+        if self.member.is_agent:
+            clauses.append(sa.and_(pages.c.space == "output", pages.c.created_by == self.member.id))
+        return sa.or_(sa.false(), *clauses)
+
+
+def rights(conn: Connection, member: Member) -> Rights:
+    """Read a member's grants in this transaction."""
+    rows = conn.execute(
+        sa.select(grants.c.space, grants.c.path, grants.c.level).where(
+            grants.c.member_id == member.id
+        )
+    ).all()
+    return Rights(member, tuple((r.space, r.path, r.level) for r in rows))
+
+
+def _check_may_share(mine: Rights, target: Address) -> None:
+    if mine.member.is_agent:
+        raise ReadOnly("An agent cannot share pages.")
+    if mine.member.is_admin:
+        return
+    if target.kind == "page":
+        allowed = mine.level(target.space, target.path) == "write"
+    else:
+        allowed = any(
+            g_space == target.space
+            and g_level == "write"
+            and (g_path == "" or (g_path.endswith("/") and target.path.startswith(g_path)))
+            for g_space, g_path, g_level in mine.grants
+        )
+    if not allowed:
+        raise ReadOnly(f"Only an admin or someone who can write all of {target} can share it.")
+
+
+def share(actor: Member, *, address: str, member: str, level: str) -> Grant:
+    """Give `member` (an e-mail or an agent's name) `read` or `write` on a space, folder or page.
+
+    Sharing again changes the level. Raises InvalidRequest (a bad level, write for an agent),
+    NotFound (no such member), ReadOnly (the actor may not share this).
+    """
+    if level not in LEVELS:
+        raise InvalidRequest("The level is read or write.", field="level")
+    target = parse_address(address)
+    with database().write() as conn:
+        _check_may_share(rights(conn, actor), target)
+        grantee = members_service.lookup(conn, member)
+        if grantee is None:
+            raise NotFound(f"There is no member {member}.", field="member")
+        if grantee.is_agent and level == "write":
+            raise InvalidRequest(
+                f"{grantee.name} is an agent: it is given read only and may suggest changes, "
+                "never edit what it was given.",
+                field="level",
+            )
+        existing = conn.execute(
+            sa.select(grants.c.id).where(
+                grants.c.member_id == grantee.id,
+                grants.c.space == target.space,
+                grants.c.path == target.path,
+            )
+        ).first()
+        if existing:
+            conn.execute(grants.update().where(grants.c.id == existing.id).values(level=level))
+        else:
+            conn.execute(
+                grants.insert().values(
+                    member_id=grantee.id,
+                    space=target.space,
+                    path=target.path,
+                    level=level,
+                    created_at=now(),
+                )
+            )
+    return Grant(grantee.handle, str(target), level)  # type: ignore[arg-type]
+
+
+def unshare(actor: Member, *, address: str, member: str) -> None:
+    """Take back what `member` was given on exactly this address. Raises NotFound, ReadOnly."""
+    target = parse_address(address)
+    with database().write() as conn:
+        _check_may_share(rights(conn, actor), target)
+        grantee = members_service.lookup(conn, member)
+        deleted = 0
+        if grantee is not None:
+            deleted = conn.execute(
+                grants.delete().where(
+                    grants.c.member_id == grantee.id,
+                    grants.c.space == target.space,
+                    grants.c.path == target.path,
+                )
+            ).rowcount
+        if not deleted:
+            raise NotFound(f"{member} was given nothing on {target}.", field="member")
+
+
+def list_grants(actor: Member) -> list[Grant]:
+    """Every grant (admins), or the actor's own."""
+    with database().read() as conn:
+        query = (
+            sa.select(members.c.email, members.c.name, grants.c.space, grants.c.path, grants.c.level)
+            .join(members, members.c.id == grants.c.member_id)
+            .order_by(grants.c.space, grants.c.path, members.c.name)
+        )
+        if not actor.is_admin:
+            query = query.where(grants.c.member_id == actor.id)
+        rows = conn.execute(query).all()
+    return [
+        Grant(r.email or r.name, str(Address(r.space, r.path)), r.level) for r in rows
+    ]

@@ -1,0 +1,129 @@
+"""The demo workspace: two people, an agent, decision records, raw sources, a few revisions."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from codna.services import access, members, pages, transfer
+from codna.services.context import database
+from codna.services.members import Member
+from codna.storage.schema import members as members_table
+
+ADMIN_EMAIL = "ada@example.com"
+ADMIN_PASSWORD = "demo-password"
+EDITOR_EMAIL = "ben@example.com"
+AGENT_NAME = "decision-check"
+SHOWCASE = "wiki:decisions/0001-markdown-pages"
+
+_RECORD = """\
+**Status:** Accepted · 2026-11-02
+
+## Context
+
+The team keeps its knowledge in chat threads and scattered documents. Nobody can tell which
+version of a decision is current, and agents cannot read any of it.
+
+## Decision
+
+Every page is a Markdown file with a title and tags, kept in CoDNA with its full history.
+
+## Consequences
+
+- Pages can be read by people and agents alike.
+- Every change is a revision that can be undone.
+"""
+
+_SECOND = """\
+**Status:** Proposed · 2026-11-20
+
+## Context
+
+Agents read our pages and find mistakes, but they may not edit what they were given.
+
+## Decision
+
+Agents suggest changes; a person who can edit the page accepts or rejects each one.
+"""
+
+_HOME = """\
+# Welcome
+
+This is the team's wiki. Decisions live in [decisions](wiki:decisions/0001-markdown-pages);
+imported source material sits in `raw`.
+"""
+
+_SOURCE = """\
+---
+title: Interview notes, November
+tags: [research]
+---
+# Interview notes
+
+- People copy agent output into pages by hand.
+- Nobody trusts an agent that rewrites pages directly.
+"""
+
+
+def demo_exists() -> bool:
+    with database().read() as conn:
+        return conn.execute(sa.select(members_table.c.id).limit(1)).first() is not None
+
+
+def build_demo() -> Member:
+    """Fill an empty database with the demo workspace; returns its admin."""
+    ada = members.init_workspace(
+        admin_email=ADMIN_EMAIL, admin_password=ADMIN_PASSWORD, admin_name="Ada"
+    )
+    members.add_person(ada, email=EDITOR_EMAIL, name="Ben", password="demo-password")
+    members.add_agent(ada, name=AGENT_NAME, responsible=[ADMIN_EMAIL])
+    access.share(ada, address="wiki", member=EDITOR_EMAIL, level="write")
+    access.share(ada, address="raw", member=EDITOR_EMAIL, level="read")
+    access.share(ada, address="wiki:decisions/", member=AGENT_NAME, level="read")
+    ben = members.member_by_handle(EDITOR_EMAIL)
+
+    pages.create_page(ada, address="wiki:home", title="Home", body=_HOME, tags=["start"])
+    pages.create_page(
+        ada, address=SHOWCASE, title="0001 Pages are Markdown", body=_RECORD, tags=["decision"]
+    )
+    pages.edit_page(
+        ben,
+        address=SHOWCASE,
+        edits=[
+            {
+                "op": "insert_after",
+                "anchor": "- Every change is a revision that can be undone.\n",
+                "text": "- Search covers every page a member can read.\n",
+            }
+        ],
+        summary="Add search to the consequences",
+    )
+    pages.edit_page(
+        ada,
+        address=SHOWCASE,
+        edits=[
+            {
+                "op": "replace",
+                "old": "scattered documents",
+                "new": "scattered documents and slides",
+            },
+            {
+                "op": "append",
+                "text": "\n## Alternatives\n\nA shared drive of Word files: no history, no links.\n",
+            },
+        ],
+        tags_add=["core"],
+        summary="Name the slides; add the alternatives",
+    )
+    pages.create_page(
+        ben,
+        address="wiki:decisions/0002-agents-suggest",
+        title="0002 Agents suggest, people decide",
+        body=_SECOND,
+        tags=["decision", "agents"],
+    )
+    transfer.import_documents(
+        ada,
+        documents=[transfer.Document("interview-notes.md", _SOURCE)],
+        folder="raw:sources/",
+    )
+    return ada

@@ -1,0 +1,282 @@
+"""Members: people (e-mail and an argon2id password) and agents (tokens only, and the people
+responsible for them). Admins manage members."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy.engine import Connection, RowMapping
+
+from codna.errors import Duplicate, InvalidRequest, NotFound, ReadOnly, Unauthenticated
+from codna.services.clock import now
+from codna.services.context import database
+from codna.storage.schema import agent_responsibles, members
+
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+MIN_PASSWORD = 8
+
+
+@dataclass(frozen=True)
+class Member:
+    """A person or an agent, as the services see the one acting."""
+
+    id: int
+    kind: Literal["person", "agent"]
+    name: str
+    email: str | None
+    is_admin: bool
+    disabled: bool
+
+    @property
+    def is_agent(self) -> bool:
+        return self.kind == "agent"
+
+    @property
+    def handle(self) -> str:
+        """How commands name this member: a person's e-mail, an agent's name."""
+        return self.email or self.name
+
+
+@dataclass(frozen=True)
+class MemberDetails:
+    member: Member
+    responsible: tuple[str, ...]  # for an agent: the e-mails of the people responsible for it
+
+
+def _from_row(row: RowMapping) -> Member:
+    return Member(
+        id=row["id"],
+        kind=row["kind"],
+        name=row["name"],
+        email=row["email"],
+        is_admin=bool(row["is_admin"]),
+        disabled=bool(row["disabled"]),
+    )
+
+
+def _check_admin(actor: Member) -> None:
+    if not actor.is_admin:
+        raise ReadOnly("Only an admin can manage members.")
+
+
+def _check_email(email: str) -> str:
+    email = email.strip().lower()
+    if not _EMAIL.fullmatch(email):
+        raise InvalidRequest(f"'{email}' is not an e-mail address.", field="email")
+    return email
+
+
+def _check_name(name: str) -> str:
+    name = name.strip()
+    if not name or len(name) > 200:
+        raise InvalidRequest("A name has 1 to 200 characters.", field="name")
+    return name
+
+
+def _check_password(password: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise InvalidRequest(
+            f"A password has at least {MIN_PASSWORD} characters.", field="password"
+        )
+    return _hasher.hash(password)
+
+
+def _insert_person(
+    conn: Connection, *, email: str, name: str, password: str | None, admin: bool
+) -> Member:
+    email = _check_email(email)
+    name = _check_name(name)
+    password_hash = _check_password(password) if password is not None else None
+    if conn.execute(sa.select(members.c.id).where(members.c.email == email)).first():
+        raise Duplicate(f"A member with the e-mail {email} already exists.", field="email")
+    member_id = conn.execute(
+        members.insert().values(
+            kind="person",
+            email=email,
+            name=name,
+            password_hash=password_hash,
+            is_admin=admin,
+            disabled=False,
+            created_at=now(),
+        )
+    ).inserted_primary_key[0]
+    return Member(member_id, "person", name, email, admin, False)
+
+
+def init_workspace(*, admin_email: str, admin_password: str, admin_name: str = "Admin") -> Member:
+    """Create the first admin of an empty database. Raises Duplicate if it has members already."""
+    with database().write() as conn:
+        if conn.execute(sa.select(members.c.id).limit(1)).first():
+            raise Duplicate("This workspace already has members; add more with `member add`.")
+        return _insert_person(
+            conn, email=admin_email, name=admin_name, password=admin_password, admin=True
+        )
+
+
+def add_person(
+    actor: Member, *, email: str, name: str, password: str | None = None, admin: bool = False
+) -> Member:
+    """Add a person. Raises ReadOnly (not an admin), InvalidRequest, Duplicate."""
+    _check_admin(actor)
+    with database().write() as conn:
+        return _insert_person(conn, email=email, name=name, password=password, admin=admin)
+
+
+def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
+    """Add an agent member with the people responsible for it (their e-mails).
+
+    Raises ReadOnly (not an admin), InvalidRequest, Duplicate, NotFound (a responsible person).
+    """
+    _check_admin(actor)
+    name = name.strip()
+    if not _AGENT_NAME.fullmatch(name):
+        raise InvalidRequest(
+            "An agent's name is 1 to 64 lower-case letters, digits, '.', '_' or '-'.",
+            field="name",
+        )
+    if not responsible:
+        raise InvalidRequest("Name at least one person responsible for the agent.", field="responsible")
+    with database().write() as conn:
+        people = []
+        for email in responsible:
+            row = conn.execute(
+                sa.select(members.c.id).where(
+                    members.c.email == email.strip().lower(), members.c.kind == "person"
+                )
+            ).first()
+            if row is None:
+                raise NotFound(f"There is no person with the e-mail {email}.", field="responsible")
+            people.append(row.id)
+        taken = conn.execute(
+            sa.select(members.c.id).where(members.c.kind == "agent", members.c.name == name)
+        ).first()
+        if taken:
+            raise Duplicate(f"An agent named {name} already exists.", field="name")
+        agent_id = conn.execute(
+            members.insert().values(
+                kind="agent", name=name, is_admin=False, disabled=False, created_at=now()
+            )
+        ).inserted_primary_key[0]
+        conn.execute(
+            agent_responsibles.insert(),
+            [{"agent_id": agent_id, "person_id": person} for person in sorted(set(people))],
+        )
+        return Member(agent_id, "agent", name, None, False, False)
+
+
+def lookup(conn: Connection, handle: str) -> Member | None:
+    """The member a handle names: a person's e-mail or an agent's name."""
+    handle = handle.strip()
+    if "@" in handle:
+        where = members.c.email == handle.lower()
+    else:
+        where = sa.and_(members.c.kind == "agent", members.c.name == handle)
+    row = conn.execute(sa.select(members).where(where)).mappings().first()
+    return _from_row(row) if row else None
+
+
+def member_by_handle(handle: str) -> Member:
+    """The member an operator names on the command line. Raises NotFound."""
+    with database().read() as conn:
+        member = lookup(conn, handle)
+    if member is None:
+        raise NotFound(f"There is no member {handle}.", field="member")
+    return member
+
+
+def member_by_id(member_id: int) -> Member:
+    """The member with this id (for tokens and sessions). Raises NotFound."""
+    with database().read() as conn:
+        row = conn.execute(sa.select(members).where(members.c.id == member_id)).mappings().first()
+    if row is None:
+        raise NotFound("There is no such member.", field="member")
+    return _from_row(row)
+
+
+def authenticate(email: str, password: str) -> Member:
+    """The person with this e-mail and password. Raises Unauthenticated, saying nothing more."""
+    with database().read() as conn:
+        row = (
+            conn.execute(
+                sa.select(members).where(
+                    members.c.email == email.strip().lower(), members.c.kind == "person"
+                )
+            )
+            .mappings()
+            .first()
+        )
+    refusal = Unauthenticated("The e-mail or the password is wrong.")
+    if row is None or not row["password_hash"] or row["disabled"]:
+        _hasher.hash("x" * MIN_PASSWORD)  # the same work either way: no timing oracle
+        raise refusal
+    try:
+        _hasher.verify(row["password_hash"], password)
+    except (VerificationError, InvalidHashError):
+        raise refusal from None
+    return _from_row(row)
+
+
+def list_members(actor: Member) -> list[MemberDetails]:
+    """Every member, with the people responsible for each agent. Raises ReadOnly."""
+    _check_admin(actor)
+    with database().read() as conn:
+        rows = conn.execute(sa.select(members).order_by(members.c.id)).mappings().all()
+        person = members.alias("person")
+        links = conn.execute(
+            sa.select(agent_responsibles.c.agent_id, person.c.email).join(
+                person, person.c.id == agent_responsibles.c.person_id
+            )
+        ).all()
+    responsible: dict[int, list[str]] = {}
+    for agent_id, email in links:
+        responsible.setdefault(agent_id, []).append(email)
+    return [
+        MemberDetails(_from_row(row), tuple(sorted(responsible.get(row["id"], []))))
+        for row in rows
+    ]
+
+
+def set_disabled(actor: Member, *, handle: str, disabled: bool) -> Member:
+    """Disable or enable a member; a disabled member's tokens stop working. Raises ReadOnly."""
+    _check_admin(actor)
+    with database().write() as conn:
+        member = lookup(conn, handle)
+        if member is None:
+            raise NotFound(f"There is no member {handle}.", field="member")
+        if member.id == actor.id and disabled:
+            raise InvalidRequest("An admin cannot disable themselves.", field="member")
+        conn.execute(members.update().where(members.c.id == member.id).values(disabled=disabled))
+    return Member(member.id, member.kind, member.name, member.email, member.is_admin, disabled)
+
+
+def names(conn: Connection, ids: set[int]) -> dict[int, str]:
+    """Members' display names by id, in one query."""
+    if not ids:
+        return {}
+    rows = conn.execute(sa.select(members.c.id, members.c.name).where(members.c.id.in_(ids)))
+    return {r.id: r.name for r in rows}
+
+
+def first_admin() -> Member:
+    """The workspace's first admin (whom local commands act as by default). Raises NotFound."""
+    with database().read() as conn:
+        row = (
+            conn.execute(
+                sa.select(members)
+                .where(members.c.is_admin.is_(True), members.c.disabled.is_(False))
+                .order_by(members.c.id)
+                .limit(1)
+            )
+            .mappings()
+            .first()
+        )
+    if row is None:
+        raise NotFound("This workspace has no admin yet; run `codna init` first.", field="member")
+    return _from_row(row)

@@ -1,0 +1,103 @@
+"""Full-text search over what the member can read: FTS5 on SQLite, tsvector on PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from codna.errors import InvalidRequest
+from codna.services.access import rights
+from codna.services.addresses import SPACES, Address
+from codna.services.context import database
+from codna.services.members import Member
+from codna.storage.schema import pages
+
+# The same expression as the migration's index, or PostgreSQL cannot use the index.
+_PG_VECTOR = "to_tsvector('english', pages.title || ' ' || left(pages.body, 500000))"
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_RESULTS = 100
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    address: str
+    title: str
+    snippet: str
+    version: int
+
+
+def index_page(conn: Connection, page_id: int, *, title: str, tags: list[str], body: str) -> None:
+    """Keep the SQLite index in step with a page, in the page's own transaction."""
+    if conn.dialect.name != "sqlite":
+        return  # PostgreSQL indexes the page's own columns
+    conn.execute(sa.text("DELETE FROM page_search WHERE rowid = :id"), {"id": page_id})
+    conn.execute(
+        sa.text("INSERT INTO page_search (rowid, title, tags, body) VALUES (:id, :t, :g, :b)"),
+        {"id": page_id, "t": title, "g": " ".join(tags), "b": body},
+    )
+
+
+def unindex_page(conn: Connection, page_id: int) -> None:
+    if conn.dialect.name == "sqlite":
+        conn.execute(sa.text("DELETE FROM page_search WHERE rowid = :id"), {"id": page_id})
+
+
+def search(actor: Member, *, query: str, space: str | None = None, limit: int = 20) -> list[SearchHit]:
+    """Pages the actor can read that match every word of `query`, best first.
+
+    Raises InvalidRequest (no words, an unknown space).
+    """
+    words = _WORD.findall(query or "")
+    if not words:
+        raise InvalidRequest("Give at least one word to search for.", field="query")
+    if space is not None and space not in SPACES:
+        raise InvalidRequest(f"'{space}' is not a space.", field="space")
+    limit = max(1, min(limit, MAX_RESULTS))
+    with database().read() as conn:
+        where = [rights(conn, actor).readable(), pages.c.trashed_at.is_(None)]
+        if space:
+            where.append(pages.c.space == space)
+        if conn.dialect.name == "sqlite":
+            match = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+            fts = sa.table("page_search", sa.column("rowid"))
+            stmt = (
+                sa.select(
+                    pages.c.space,
+                    pages.c.path,
+                    pages.c.title,
+                    pages.c.version,
+                    sa.literal_column("snippet(page_search, 2, '[', ']', '…', 16)").label("snippet"),
+                )
+                .select_from(pages.join(fts, fts.c.rowid == pages.c.id))
+                .where(sa.text("page_search MATCH :match"), *where)
+                .order_by(sa.literal_column("bm25(page_search, 10.0, 5.0, 1.0)"))
+                .limit(limit)
+            )
+            rows = conn.execute(stmt, {"match": match}).all()
+        else:
+            tsquery = sa.func.plainto_tsquery("english", " ".join(words))
+            vector = sa.literal_column(_PG_VECTOR)
+            stmt = (
+                sa.select(
+                    pages.c.space,
+                    pages.c.path,
+                    pages.c.title,
+                    pages.c.version,
+                    sa.func.ts_headline(
+                        "english",
+                        sa.func.left(pages.c.body, 100000),
+                        tsquery,
+                        "StartSel=[, StopSel=], MaxWords=16, MinWords=6",
+                    ).label("snippet"),
+                )
+                .where(vector.op("@@")(tsquery), *where)
+                .order_by(sa.func.ts_rank(vector, tsquery).desc(), pages.c.id)
+                .limit(limit)
+            )
+            rows = conn.execute(stmt).all()
+    return [
+        SearchHit(str(Address(r.space, r.path)), r.title, r.snippet or "", r.version) for r in rows
+    ]

@@ -1,0 +1,113 @@
+"""The engine, its transactions and the migrations that run on start.
+
+SQLite: WAL, and the pysqlite driver's own transaction handling replaced, so that a writing
+transaction takes the write lock at its start (`BEGIN IMMEDIATE`) and writers queue instead of
+failing with "database is locked". PostgreSQL: ordinary transactions; the services lock the rows
+they change with `SELECT … FOR UPDATE`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection, Engine
+
+from codna.storage import schema
+
+DEFAULT_URL = "sqlite:///data/codna.db"
+MIGRATIONS = Path(__file__).parent / "migrations"
+# Any fixed number will do: it keeps two processes starting at once from migrating together.
+_MIGRATION_LOCK = 0x0C0D4A
+
+
+def database_url() -> str:
+    """`CODNA_DATABASE_URL`, or an SQLite file in `data/` under the current directory."""
+    return os.environ.get("CODNA_DATABASE_URL") or DEFAULT_URL
+
+
+class Database:
+    """One database: its engine, and the two kinds of transaction the services use."""
+
+    def __init__(self, url: str, **engine_options: Any) -> None:
+        self.url = sa.make_url(url)
+        if self.url.get_backend_name() == "postgresql" and self.url.drivername == "postgresql":
+            self.url = self.url.set(drivername="postgresql+psycopg")
+        self.dialect = self.url.get_backend_name()
+        if self.dialect == "sqlite":
+            self.engine = _sqlite_engine(self.url, **engine_options)
+        else:
+            engine_options.setdefault("pool_size", 10)
+            engine_options.setdefault("max_overflow", 20)
+            self.engine = sa.create_engine(self.url, **engine_options)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only transaction: one snapshot of the database throughout."""
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A writing transaction: committed at the end of the block, rolled back on any error."""
+        with self.engine.connect() as conn:
+            conn.execution_options(codna_write=True)
+            with conn.begin():
+                yield conn
+
+    def migrate(self) -> None:
+        """Bring the schema up to the newest migration (run on start; safe to run twice)."""
+        with self.engine.connect() as conn:
+            if not self.is_sqlite:
+                conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": _MIGRATION_LOCK})
+                conn.commit()
+            try:
+                config = Config()
+                config.set_main_option("script_location", str(MIGRATIONS))
+                config.attributes["connection"] = conn
+                config.attributes["target_metadata"] = schema.metadata
+                command.upgrade(config, "head")
+                conn.commit()
+            finally:
+                if not self.is_sqlite:
+                    conn.execute(
+                        sa.text("SELECT pg_advisory_unlock(:key)"), {"key": _MIGRATION_LOCK}
+                    )
+                    conn.commit()
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_engine(url: sa.URL, **engine_options: Any) -> Engine:
+    if url.database and url.database != ":memory:":
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(url, **engine_options)
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # No BEGIN of the driver's own: SQLAlchemy's `begin` event below emits it.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        writing = conn.get_execution_options().get("codna_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+    return engine

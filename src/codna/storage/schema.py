@@ -1,0 +1,121 @@
+"""The tables, as SQLAlchemy Core. The migrations build exactly these on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware (SQLite keeps no zone)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must be timezone-aware")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+members = sa.Table(
+    "members",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(10), nullable=False),
+    sa.Column("email", sa.String(320), unique=True),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("password_hash", sa.String(200)),
+    sa.Column("is_admin", sa.Boolean, nullable=False, default=False),
+    sa.Column("disabled", sa.Boolean, nullable=False, default=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint("kind IN ('person', 'agent')", name="kind"),
+)
+
+# An agent's name is its handle (`codna share wiki:x decision-check read`); unique among agents.
+sa.Index("ix_members_agent_name", members.c.name, unique=True, sqlite_where=members.c.kind == "agent", postgresql_where=members.c.kind == "agent")
+
+agent_responsibles = sa.Table(
+    "agent_responsibles",
+    metadata,
+    sa.Column("agent_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("person_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
+)
+
+grants = sa.Table(
+    "grants",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("space", sa.String(20), nullable=False),
+    # '' for the whole space, 'decisions/' for a folder, 'decisions/0024' for a page.
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.Column("level", sa.String(5), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("member_id", "space", "path"),
+    sa.CheckConstraint("level IN ('read', 'write')", name="level"),
+)
+
+pages = sa.Table(
+    "pages",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("space", sa.String(20), nullable=False),
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("tags", sa.JSON, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("created_by", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_by", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Column("trashed_at", UTCDateTime),
+    sa.Column("trashed_by", sa.Integer, sa.ForeignKey("members.id")),
+    sa.UniqueConstraint("space", "path"),
+    sa.CheckConstraint("space IN ('wiki', 'raw', 'output')", name="space"),
+)
+
+revisions = sa.Table(
+    "revisions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("tags", sa.JSON, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("summary", sa.String(1000), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("page_id", "version"),
+    sa.CheckConstraint(
+        "kind IN ('create', 'edit', 'revert', 'accept_suggestion', 'accept_link', 'import')",
+        name="kind",
+    ),
+)
