@@ -94,7 +94,9 @@ def agent() -> None:
 @click.argument("name")
 @click.option("--responsible", "responsible", multiple=True, required=True, metavar="EMAIL")
 @command_options
-def agent_add(name: str, responsible: tuple[str, ...], out: Out, actor: Callable[[], Member]) -> None:
+def agent_add(
+    name: str, responsible: tuple[str, ...], out: Out, actor: Callable[[], Member]
+) -> None:
     """Add an agent member."""
     added = members.add_agent(actor(), name=name, responsible=list(responsible))
     out.result(added, f"Added the agent {added.name}.")
@@ -105,7 +107,9 @@ def agent_add(name: str, responsible: tuple[str, ...], out: Out, actor: Callable
 @click.argument("member_handle", metavar="MEMBER")
 @click.argument("level", type=click.Choice(["read", "write"]))
 @command_options
-def share(address: str, member_handle: str, level: str, out: Out, actor: Callable[[], Member]) -> None:
+def share(
+    address: str, member_handle: str, level: str, out: Out, actor: Callable[[], Member]
+) -> None:
     """Give MEMBER read or write on a space, a folder (wiki:decisions/) or a page."""
     grant = access.share(actor(), address=address, member=member_handle, level=level)
     out.result(grant, f"{grant.member} may {grant.level} {grant.address}.")
@@ -162,11 +166,16 @@ def export(directory: Path, address: str | None, out: Out, actor: Callable[[], M
 @click.option("--space", type=click.Choice(["wiki", "raw", "output"]))
 @click.option("--limit", default=20, show_default=True)
 @command_options
-def search_(query: str, space: str | None, limit: int, out: Out, actor: Callable[[], Member]) -> None:
+def search_(
+    query: str, space: str | None, limit: int, out: Out, actor: Callable[[], Member]
+) -> None:
     """Search the pages you can read."""
     hits = search.search(actor(), query=query, space=space, limit=limit)
     out.result(
-        hits, lambda: "\n".join(f"{h.address}  {h.title}\n    {h.snippet}" for h in hits) or "No pages match."
+        hits,
+        lambda: (
+            "\n".join(f"{h.address}  {h.title}\n    {h.snippet}" for h in hits) or "No pages match."
+        ),
     )
 
 
@@ -185,7 +194,10 @@ def demo_(as_json: bool) -> None:
         shown = pages.read_page(ada, address=demo.SHOWCASE)
         revisions = pages.history(ada, address=demo.SHOWCASE)
         out = Out(as_json)
-        out.result({"page": shown, "history": revisions}, lambda: show_page(shown) + "\n\n" + show_history(revisions))
+        out.result(
+            {"page": shown, "history": revisions},
+            lambda: show_page(shown) + "\n\n" + show_history(revisions),
+        )
 
 
 def main() -> None:

@@ -65,11 +65,18 @@ def page() -> None:
 @click.option("--body-file", metavar="FILE|-", help="The Markdown body, from a file or stdin.")
 @command_options
 def create(
-    address: str, title: str, tags: str | None, body_file: str | None, out: Out, actor: Callable[[], Member]
+    address: str,
+    title: str,
+    tags: str | None,
+    body_file: str | None,
+    out: Out,
+    actor: Callable[[], Member],
 ) -> None:
     """Create a page."""
     body = read_input(body_file, "body") if body_file else ""
-    made = pages.create_page(actor(), address=address, title=title, body=body, tags=split_tags(tags))
+    made = pages.create_page(
+        actor(), address=address, title=title, body=body, tags=split_tags(tags)
+    )
     out.result(made, f"Created {made.address} (version 1).")
 
 
@@ -95,7 +102,9 @@ def list_(address: str | None, trash: bool, out: Out, actor: Callable[[], Member
 
 @page.command("edit")
 @click.argument("address")
-@click.option("--edits", "edits_file", required=True, metavar="FILE|-", help="A JSON list of edits.")
+@click.option(
+    "--edits", "edits_file", required=True, metavar="FILE|-", help="A JSON list of edits."
+)
 @click.option("--dry-run", is_flag=True, help="Show the diff; save nothing.")
 @click.option("--summary")
 @click.option("--base-version", type=int, help="Refuse if the page is no longer at this version.")
@@ -153,17 +162,26 @@ def history(address: str, out: Out, actor: Callable[[], Member]) -> None:
 def revision(address: str, version: int, out: Out, actor: Callable[[], Member]) -> None:
     """Show one revision with its body."""
     found = reverts.read_revision(actor(), address=address, version=version)
-    out.result(found, lambda: f"v{found.version} by {found.author}: {found.summary}\n\n{found.body}")
+    out.result(
+        found, lambda: f"v{found.version} by {found.author}: {found.summary}\n\n{found.body}"
+    )
 
 
 @page.command("revert")
 @click.argument("address")
 @click.argument("version", type=int)
-@click.option("--to", "restore", is_flag=True, help="Restore the page as it was at VERSION instead.")
+@click.option(
+    "--to", "restore", is_flag=True, help="Restore the page as it was at VERSION instead."
+)
 @click.option("--summary")
 @command_options
 def revert(
-    address: str, version: int, restore: bool, summary: str | None, out: Out, actor: Callable[[], Member]
+    address: str,
+    version: int,
+    restore: bool,
+    summary: str | None,
+    out: Out,
+    actor: Callable[[], Member],
 ) -> None:
     """Undo revision VERSION as a new revision (or, with --to, restore VERSION)."""
     operation = reverts.restore_version if restore else reverts.revert_revision

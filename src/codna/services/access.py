@@ -88,7 +88,9 @@ class Rights:
                 clauses.append(pages.c.space == g_space)
             elif g_path.endswith("/"):
                 clauses.append(
-                    sa.and_(pages.c.space == g_space, pages.c.path.startswith(g_path, autoescape=True))
+                    sa.and_(
+                        pages.c.space == g_space, pages.c.path.startswith(g_path, autoescape=True)
+                    )
                 )
             else:
                 clauses.append(sa.and_(pages.c.space == g_space, pages.c.path == g_path))
@@ -113,7 +115,10 @@ def _check_may_share(mine: Rights, target: Address) -> None:
     if mine.member.is_admin:
         return
     if target.kind == "page":
-        allowed = mine.level(target.space, target.path) == "write"
+        level = mine.level(target.space, target.path)
+        if level is None:
+            raise NotFound(f"There is no page {target}.", address=str(target))
+        allowed = level == "write"
     else:
         allowed = any(
             g_space == target.space
@@ -190,13 +195,13 @@ def list_grants(actor: Member) -> list[Grant]:
     """Every grant (admins), or the actor's own."""
     with database().read() as conn:
         query = (
-            sa.select(members.c.email, members.c.name, grants.c.space, grants.c.path, grants.c.level)
+            sa.select(
+                members.c.email, members.c.name, grants.c.space, grants.c.path, grants.c.level
+            )
             .join(members, members.c.id == grants.c.member_id)
             .order_by(grants.c.space, grants.c.path, members.c.name)
         )
         if not actor.is_admin:
             query = query.where(grants.c.member_id == actor.id)
         rows = conn.execute(query).all()
-    return [
-        Grant(r.email or r.name, str(Address(r.space, r.path)), r.level) for r in rows
-    ]
+    return [Grant(r.email or r.name, str(Address(r.space, r.path)), r.level) for r in rows]

@@ -108,7 +108,7 @@ def build_demo() -> Member:
             },
             {
                 "op": "append",
-                "text": "\n## Alternatives\n\nA shared drive of Word files: no history, no links.\n",
+                "text": "\n## Alternatives\n\nA shared drive of Word files: no history.\n",
             },
         ],
         tags_add=["core"],

@@ -142,7 +142,9 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
             field="name",
         )
     if not responsible:
-        raise InvalidRequest("Name at least one person responsible for the agent.", field="responsible")
+        raise InvalidRequest(
+            "Name at least one person responsible for the agent.", field="responsible"
+        )
     with database().write() as conn:
         people = []
         for email in responsible:
@@ -238,8 +240,7 @@ def list_members(actor: Member) -> list[MemberDetails]:
     for agent_id, email in links:
         responsible.setdefault(agent_id, []).append(email)
     return [
-        MemberDetails(_from_row(row), tuple(sorted(responsible.get(row["id"], []))))
-        for row in rows
+        MemberDetails(_from_row(row), tuple(sorted(responsible.get(row["id"], [])))) for row in rows
     ]
 
 

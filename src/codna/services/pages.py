@@ -174,7 +174,9 @@ def check_title(title: str) -> str:
         raise InvalidRequest("A page needs a title.", field="title")
     if len(title) > MAX_TITLE_CHARS:
         raise InvalidRequest(
-            f"A title has at most {MAX_TITLE_CHARS} characters.", field="title", limit=MAX_TITLE_CHARS
+            f"A title has at most {MAX_TITLE_CHARS} characters.",
+            field="title",
+            limit=MAX_TITLE_CHARS,
         )
     return title
 
@@ -267,7 +269,14 @@ def write_revision(
     """Save `after` as the page's next revision and answer with the page and the diff."""
     diff = page_diff(row, after.body)
     save_revision(
-        conn, row, actor, title=after.title, tags=after.tags, body=after.body, summary=summary, kind=kind
+        conn,
+        row,
+        actor,
+        title=after.title,
+        tags=after.tags,
+        body=after.body,
+        summary=summary,
+        kind=kind,
     )
     saved = conn.execute(sa.select(pages).where(pages.c.id == row["id"])).mappings().one()
     return EditResult(page_from_row(conn, saved, mine), diff, saved=True)
@@ -382,7 +391,14 @@ def list_pages(
     """Pages the actor can read, in a space or folder (or everywhere), ordered by address."""
     where = parse_address(address) if address else None
     with database().read() as conn:
-        query = sa.select(pages.c.space, pages.c.path, pages.c.title, pages.c.tags, pages.c.version, pages.c.updated_at).where(
+        query = sa.select(
+            pages.c.space,
+            pages.c.path,
+            pages.c.title,
+            pages.c.tags,
+            pages.c.version,
+            pages.c.updated_at,
+        ).where(
             rights(conn, actor).readable(),
             pages.c.trashed_at.is_not(None) if in_trash else pages.c.trashed_at.is_(None),
         )
@@ -428,9 +444,13 @@ def edit_page(
             )
         after = apply_change(row, change)
         if (after.body, after.title, after.tags) == (row["body"], row["title"], list(row["tags"])):
-            raise InvalidRequest("These edits leave the page as it is; nothing to save.", field="edits")
+            raise InvalidRequest(
+                "These edits leave the page as it is; nothing to save.", field="edits"
+            )
         if dry_run:
-            return EditResult(page_from_row(conn, row, mine), page_diff(row, after.body), saved=False)
+            return EditResult(
+                page_from_row(conn, row, mine), page_diff(row, after.body), saved=False
+            )
         return write_revision(conn, row, mine, actor, after=after, summary=summary, kind="edit")
 
 
@@ -448,7 +468,11 @@ def _set_trashed(actor: Member, address: str, *, trash: bool) -> Page:
     where = parse_address(address, want="page")
     with database().write() as conn:
         row, mine = access_page(conn, actor, where, need="manage", lock=True, in_trash=not trash)
-        values = {"trashed_at": now(), "trashed_by": actor.id} if trash else {"trashed_at": None, "trashed_by": None}
+        values = (
+            {"trashed_at": now(), "trashed_by": actor.id}
+            if trash
+            else {"trashed_at": None, "trashed_by": None}
+        )
         conn.execute(pages.update().where(pages.c.id == row["id"]).values(**values))
         saved = conn.execute(sa.select(pages).where(pages.c.id == row["id"])).mappings().one()
         return page_from_row(conn, saved, mine)

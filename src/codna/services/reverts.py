@@ -57,7 +57,9 @@ def revert_revision(
             )
         after_revert = Applied(title=title, tags=tags, body=body)
         summary = summary or f"Reverted version {version}"
-        return write_revision(conn, row, mine, actor, after=after_revert, summary=summary, kind="revert")
+        return write_revision(
+            conn, row, mine, actor, after=after_revert, summary=summary, kind="revert"
+        )
 
 
 def _undo_value(before: str, after: str, current: str, field: str, version: int) -> str:
@@ -83,8 +85,16 @@ def restore_version(
     with database().write() as conn:
         row, mine = access_page(conn, actor, where, need="edit", lock=True)
         old = revision_row(conn, row["id"], version, str(where))
-        if (old["body"], old["title"], list(old["tags"])) == (row["body"], row["title"], list(row["tags"])):
-            raise InvalidRequest(f"{where} is as it was at version {version} already.", field="version")
+        if (old["body"], old["title"], list(old["tags"])) == (
+            row["body"],
+            row["title"],
+            list(row["tags"]),
+        ):
+            raise InvalidRequest(
+                f"{where} is as it was at version {version} already.", field="version"
+            )
         restored = Applied(title=old["title"], tags=list(old["tags"]), body=old["body"])
         summary = summary or f"Restored version {version}"
-        return write_revision(conn, row, mine, actor, after=restored, summary=summary, kind="revert")
+        return write_revision(
+            conn, row, mine, actor, after=restored, summary=summary, kind="revert"
+        )

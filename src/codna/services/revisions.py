@@ -68,7 +68,9 @@ def save_revision(
     updated = conn.execute(
         pages.update()
         .where(pages.c.id == page["id"], pages.c.version == page["version"])
-        .values(title=title, tags=tags, body=body, version=version, updated_by=actor.id, updated_at=at)
+        .values(
+            title=title, tags=tags, body=body, version=version, updated_by=actor.id, updated_at=at
+        )
     ).rowcount
     if updated != 1:
         raise Conflict(

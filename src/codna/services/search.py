@@ -45,7 +45,9 @@ def unindex_page(conn: Connection, page_id: int) -> None:
         conn.execute(sa.text("DELETE FROM page_search WHERE rowid = :id"), {"id": page_id})
 
 
-def search(actor: Member, *, query: str, space: str | None = None, limit: int = 20) -> list[SearchHit]:
+def search(
+    actor: Member, *, query: str, space: str | None = None, limit: int = 20
+) -> list[SearchHit]:
     """Pages the actor can read that match every word of `query`, best first.
 
     Raises InvalidRequest (no words, an unknown space).
@@ -69,7 +71,9 @@ def search(actor: Member, *, query: str, space: str | None = None, limit: int = 
                     pages.c.path,
                     pages.c.title,
                     pages.c.version,
-                    sa.literal_column("snippet(page_search, 2, '[', ']', '…', 16)").label("snippet"),
+                    sa.literal_column("snippet(page_search, 2, '[', ']', '…', 16)").label(
+                        "snippet"
+                    ),
                 )
                 .select_from(pages.join(fts, fts.c.rowid == pages.c.id))
                 .where(sa.text("page_search MATCH :match"), *where)

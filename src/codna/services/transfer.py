@@ -49,7 +49,11 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _path_for(name: str) -> str:
-    parts = [p for p in PurePosixPath(name.replace("\\", "/")).with_suffix("").parts if p not in ("", ".", "..", "/")]
+    parts = [
+        p
+        for p in PurePosixPath(name.replace("\\", "/")).with_suffix("").parts
+        if p not in ("", ".", "..", "/")
+    ]
     clean = [_UNSAFE.sub("-", p.lower()).strip("-.") for p in parts]
     clean = [c for c in clean if c]
     if not clean:
@@ -57,7 +61,9 @@ def _path_for(name: str) -> str:
     return "/".join(clean)
 
 
-def import_documents(actor: Member, *, documents: Sequence[Document], folder: str = "raw") -> list[Page]:
+def import_documents(
+    actor: Member, *, documents: Sequence[Document], folder: str = "raw"
+) -> list[Page]:
     """Import files into `raw` (under `folder`, e.g. `raw:sources/`), all or none.
 
     A title comes from the front matter, else the first heading, else the file's name.
@@ -65,7 +71,9 @@ def import_documents(actor: Member, *, documents: Sequence[Document], folder: st
     """
     target = parse_address(folder)
     if target.space != "raw" or target.kind == "page":
-        raise InvalidRequest("Imports go into raw or a folder of it, such as raw:sources/.", field="folder")
+        raise InvalidRequest(
+            "Imports go into raw or a folder of it, such as raw:sources/.", field="folder"
+        )
     if not documents:
         raise InvalidRequest("There is nothing to import.", field="documents")
     prepared = []
@@ -76,14 +84,18 @@ def import_documents(actor: Member, *, documents: Sequence[Document], folder: st
         heading = _FIRST_HEADING.search(body)
         title = meta.get("title") or (heading.group(1) if heading else PurePosixPath(doc.name).stem)
         tags = meta.get("tags") or []
-        prepared.append((where, check_title(str(title)), list(check_tags([str(t) for t in tags])), body))
+        prepared.append(
+            (where, check_title(str(title)), list(check_tags([str(t) for t in tags])), body)
+        )
     with database().write() as conn:
         mine = rights(conn, actor)
         made = []
         for where, title, tags, body in prepared:
             if not mine.can_import(where.path):
                 raise ReadOnly(f"You cannot import into {where}.", address=str(where))
-            made.append(insert_page(conn, actor, mine, where, title, tags, body, "Imported", "import"))
+            made.append(
+                insert_page(conn, actor, mine, where, title, tags, body, "Imported", "import")
+            )
         return made
 
 

@@ -57,20 +57,32 @@ members = sa.Table(
 )
 
 # An agent's name is its handle (`codna share wiki:x decision-check read`); unique among agents.
-sa.Index("ix_members_agent_name", members.c.name, unique=True, sqlite_where=members.c.kind == "agent", postgresql_where=members.c.kind == "agent")
+sa.Index(
+    "ix_members_agent_name",
+    members.c.name,
+    unique=True,
+    sqlite_where=members.c.kind == "agent",
+    postgresql_where=members.c.kind == "agent",
+)
 
 agent_responsibles = sa.Table(
     "agent_responsibles",
     metadata,
-    sa.Column("agent_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("person_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column(
+        "agent_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column(
+        "person_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True
+    ),
 )
 
 grants = sa.Table(
     "grants",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False),
+    sa.Column(
+        "member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
     sa.Column("space", sa.String(20), nullable=False),
     # '' for the whole space, 'decisions/' for a folder, 'decisions/0024' for a page.
     sa.Column("path", sa.String(500), nullable=False),

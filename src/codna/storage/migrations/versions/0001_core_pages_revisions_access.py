@@ -16,9 +16,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 # Search on PostgreSQL indexes this expression; queries must use the very same text.
-PG_SEARCH_EXPRESSION = (
-    "to_tsvector('english', title || ' ' || left(body, 500000))"
-)
+PG_SEARCH_EXPRESSION = "to_tsvector('english', title || ' ' || left(body, 500000))"
 
 
 def upgrade() -> None:

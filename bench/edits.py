@@ -1,0 +1,204 @@
+"""How fast the edit engine, the diff and a save are on pages of 10 KB, 100 KB and 1 MB.
+
+Each figure stands beside a floor measured in the same run: for the engine, finding the same
+anchors with `str.find`; for a save, inserting the same body with the bare driver (sqlite3,
+psycopg). Medians of repeated runs. Run: .venv/bin/python bench/edits.py [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+
+import psycopg
+import sqlalchemy as sa
+from codna.markdown.diff import unified_diff
+from codna.markdown.edits import apply_edits, parse_edits
+
+from codna.services import members, pages
+from codna.services.context import use_database
+from codna.storage.database import Database
+
+SIZES = {"10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
+
+
+def make_page(size: int) -> str:
+    """A decision-record-like page: sections of a few paragraphs, some code, until `size`."""
+    parts = ["# A big page\n\n"]
+    n = 0
+    while sum(map(len, parts)) < size:
+        parts.append(f"## Section {n}\n\n")
+        parts.append(f"Paragraph {n}a says something about topic {n} in plain words.\n\n")
+        parts.append(f"Paragraph {n}b goes on with details, numbers {n * 7} and more.\n\n")
+        if n % 5 == 0:
+            parts.append(f"```\n# not a heading {n}\ncode()\n```\n\n")
+        parts.append(f"### Notes {n}\n\nA note under section {n}.\n\n")
+        n += 1
+    return "".join(parts)
+
+
+def sections_in(body: str) -> int:
+    return body.count("\n## Section ")
+
+
+def ten_edits(body: str) -> list[dict[str, str]]:
+    n = sections_in(body)
+    picks = [n // 10 * k + 1 for k in range(1, 10)]
+    return [
+        {"op": "replace", "old": f"Paragraph {picks[0]}a says", "new": "Paragraph now says"},
+        {"op": "replace", "old": f"numbers {picks[1] * 7} and", "new": "numbers and"},
+        {"op": "replace", "old": f"A note under section {picks[2]}.", "new": "A changed note."},
+        {"op": "insert_after", "anchor": f"Paragraph {picks[3]}b goes", "text": " quickly"},
+        {"op": "insert_after", "anchor": f"topic {picks[4]} in", "text": " short"},
+        {"op": "insert_before", "anchor": f"Paragraph {picks[5]}a", "text": "New paragraph.\n\n"},
+        {"op": "append", "text": "The end.\n"},
+        {"op": "replace_section", "heading": f"Section {picks[6]}", "body": "Replaced section."},
+        {
+            "op": "replace_section",
+            "heading": f"Section {picks[7]} > Notes {picks[7]}",
+            "body": "New notes.",
+        },
+        {"op": "delete_section", "heading": f"## Section {picks[8]}"},
+    ]
+
+
+def anchors_of(edits: list[dict[str, str]]) -> list[str]:
+    out = []
+    for e in edits:
+        text = e.get("old") or e.get("anchor") or e.get("heading")
+        if text:
+            out.append(text.split(" > ")[-1].lstrip("# "))
+    return out
+
+
+def find_floor(body: str, anchors: list[str]) -> None:
+    for anchor in anchors:  # found once, and checked to be the only occurrence
+        at = body.find(anchor)
+        body.find(anchor, at + 1)
+
+
+def median_ms(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def bench_engine(repeat: int) -> None:
+    print("Edit engine (median ms)")
+    print(
+        f"{'page':>8} {'10 edits':>10} {'str.find floor':>15} {'ratio':>6}",
+        f"{'1 section edit':>15} {'diff, 1 paragraph':>18}",
+    )
+    for label, size in SIZES.items():
+        body = make_page(size)
+        edits = parse_edits(ten_edits(body))
+        anchors = anchors_of(ten_edits(body))
+        engine = median_ms(partial(apply_edits, body, edits), repeat)
+        floor = median_ms(partial(find_floor, body, anchors), repeat)
+        middle = sections_in(body) // 2
+        section = parse_edits(
+            [{"op": "replace_section", "heading": f"Section {middle}", "body": "New."}]
+        )
+        one_section = median_ms(partial(apply_edits, body, section), repeat)
+        changed = body.replace(f"Paragraph {middle}a says", f"Paragraph {middle}a now says", 1)
+        diff = median_ms(partial(unified_diff, body, changed), repeat)
+        print(
+            f"{label:>8} {engine:10.3f} {floor:15.3f} {engine / floor:6.1f}",
+            f"{one_section:15.3f} {diff:18.3f}",
+        )
+
+
+def bench_save(
+    name: str, database: Database, floor: Callable[[str], Callable[[], None]], repeat: int
+) -> None:
+    use_database(database)
+    admin = members.init_workspace(
+        admin_email=f"{uuid.uuid4().hex}@example.com", admin_password="bench-password"
+    )
+    print(f"\nSave one edit on {name} (median ms)")
+    print(f"{'page':>8} {'edit_page':>10} {'bare insert floor':>18} {'ratio':>6}")
+    for label, size in SIZES.items():
+        body = make_page(size)
+        address = f"wiki:bench-{size}"
+        pages.create_page(admin, address=address, title="Bench", body=body)
+        ours = median_ms(partial(save_one_edit, admin, address, iter(range(10**9))), repeat)
+        bare = median_ms(floor(body), repeat)
+        print(f"{label:>8} {ours:10.3f} {bare:18.3f} {ours / bare:6.1f}")
+    database.dispose()
+
+
+def save_one_edit(admin: members.Member, address: str, counter: Iterator[int]) -> None:
+    line = f"Line {next(counter)}."
+    pages.edit_page(admin, address=address, edits=[{"op": "append", "text": line}])
+
+
+def sqlite_floor(path: Path) -> Callable[[str], Callable[[], None]]:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE floor (id INTEGER PRIMARY KEY, body TEXT)")
+
+    def make(body: str) -> Callable[[], None]:
+        def run() -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT INTO floor (body) VALUES (?)", (body,))
+            conn.execute("COMMIT")
+
+        return run
+
+    return make
+
+
+def postgres_floor(url: str) -> Callable[[str], Callable[[], None]]:
+    conn = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=False)
+    conn.execute("CREATE TABLE floor (id serial PRIMARY KEY, body text)")
+    conn.commit()
+
+    def make(body: str) -> Callable[[], None]:
+        def run() -> None:
+            conn.execute("INSERT INTO floor (body) VALUES (%s)", (body,))
+            conn.commit()
+
+        return run
+
+    return make
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--postgres", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    )
+    parser.add_argument("--repeat", type=int, default=21)
+    args = parser.parse_args()
+    bench_engine(args.repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database(f"sqlite:///{tmp}/bench.db")
+        db.migrate()
+        bench_save("SQLite", db, sqlite_floor(Path(tmp) / "floor.db"), args.repeat)
+    name = f"codna_bench_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(args.postgres, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = sa.make_url(args.postgres).set(database=name).render_as_string(False)
+    try:
+        db = Database(url)
+        db.migrate()
+        bench_save("PostgreSQL", db, postgres_floor(url), args.repeat)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+if __name__ == "__main__":
+    main()

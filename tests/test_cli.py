@@ -1,0 +1,143 @@
+"""The `codna` command, in process on both databases, and once as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codna.cli.main import cli
+from codna.storage.database import Database
+
+
+def run(*args: str, stdin: str | None = None, ok: bool = True) -> str:
+    result = CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
+    assert (result.exit_code == 0) is ok, result.output
+    return result.output
+
+
+@pytest.fixture
+def workspace(db: Database) -> None:
+    run("init", "--admin-email", "ada@example.com", "--admin-password", "correct horse")
+    run("member", "add", "ben@example.com", "--name", "Ben", "--password", "hunter2hunter2")
+    run("agent", "add", "checker", "--responsible", "ada@example.com")
+    run("share", "wiki", "ben@example.com", "write")
+    run("share", "wiki:decisions/", "checker", "read")
+
+
+def test_a_page_goes_through_create_edit_history_and_revert(
+    workspace: None, tmp_path: Path
+) -> None:
+    body = tmp_path / "body.md"
+    body.write_text("# One\n\nFirst text.\n")
+    run(
+        "page",
+        "create",
+        "wiki:decisions/0001",
+        "--title",
+        "One",
+        "--tags",
+        "a,b",
+        "--body-file",
+        str(body),
+        "--as",
+        "ben@example.com",
+    )
+    edits = json.dumps([{"op": "replace", "old": "First text.", "new": "Second text."}])
+    dry = run(
+        "page",
+        "edit",
+        "wiki:decisions/0001",
+        "--edits",
+        "-",
+        "--dry-run",
+        "--as",
+        "ben@example.com",
+        stdin=edits,
+    )
+    assert "Dry run" in dry and "+Second text." in dry
+    saved = json.loads(
+        run(
+            "page",
+            "edit",
+            "wiki:decisions/0001",
+            "--edits",
+            "-",
+            "--json",
+            "--summary",
+            "Better",
+            "--as",
+            "ben@example.com",
+            stdin=edits,
+        )
+    )
+    assert saved["saved"] is True and saved["page"]["version"] == 2
+    shown = json.loads(
+        run("page", "show", "wiki:decisions/0001", "--version", "1", "--json", "--as", "checker")
+    )
+    assert shown["body"] == "# One\n\nFirst text.\n" and shown["tags"] == ["a", "b"]
+    history = json.loads(run("page", "history", "wiki:decisions/0001", "--json", "--as", "checker"))
+    assert [(r["version"], r["kind"], r["author"]) for r in history] == [
+        (2, "edit", "Ben"),
+        (1, "create", "Ben"),
+    ]
+    run("page", "revert", "wiki:decisions/0001", "2", "--as", "ben@example.com")
+    assert "First text." in run("page", "show", "wiki:decisions/0001", "--as", "ben@example.com")
+
+
+def test_a_refused_command_exits_non_zero_with_its_code_and_sentence(workspace: None) -> None:
+    result = CliRunner().invoke(cli, ["page", "show", "wiki:nothing", "--as", "ben@example.com"])
+    assert result.exit_code == 1
+    assert result.output.startswith("not_found: There is no page wiki:nothing.")
+    result = CliRunner().invoke(
+        cli,
+        ["page", "edit", "wiki:decisions/x", "--edits", "-", "--as", "checker", "--json"],
+        input="[]",
+    )
+    assert result.exit_code == 1
+    assert json.loads(result.output.splitlines()[0])["error"]["code"] in {
+        "not_found",
+        "invalid_request",
+    }
+
+
+def test_an_agent_cannot_edit_what_it_was_given(workspace: None) -> None:
+    run("page", "create", "wiki:decisions/0002", "--title", "Two", "--as", "ben@example.com")
+    result = CliRunner().invoke(
+        cli,
+        ["page", "edit", "wiki:decisions/0002", "--edits", "-", "--as", "checker"],
+        input=json.dumps([{"op": "append", "text": "x"}]),
+    )
+    assert result.exit_code == 1 and result.output.startswith("read_only:")
+
+
+def test_import_export_and_search(workspace: None, tmp_path: Path) -> None:
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "notes.md").write_text("---\ntitle: Field notes\n---\nThe turbines hum.\n")
+    run("import", str(source), "--into", "raw:field/")
+    hits = json.loads(run("search", "turbines", "--json"))
+    assert [h["address"] for h in hits] == ["raw:field/notes"]
+    out = tmp_path / "out"
+    run("export", str(out))
+    text = (out / "raw" / "field" / "notes.md").read_text()
+    assert text.startswith("---\ntitle: Field notes\n") and text.endswith("The turbines hum.\n")
+
+
+def test_the_demo_command_builds_the_workspace_and_prints_a_page_and_its_history(
+    tmp_path: Path,
+) -> None:
+    env = {**os.environ, "CODNA_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.db'}"}
+    codna = Path(sys.executable).parent / "codna"
+    for _ in range(2):  # building once, then showing what is there
+        done = subprocess.run(
+            [str(codna), "demo"], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert "wiki:decisions/0001-markdown-pages" in done.stdout
+        assert "v3" in done.stdout and "create" in done.stdout
