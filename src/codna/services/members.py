@@ -50,7 +50,7 @@ class MemberDetails:
     responsible: tuple[str, ...]  # for an agent: the e-mails of the people responsible for it
 
 
-def _from_row(row: RowMapping) -> Member:
+def member_from_row(row: RowMapping) -> Member:
     return Member(
         id=row["id"],
         kind=row["kind"],
@@ -181,7 +181,7 @@ def lookup(conn: Connection, handle: str) -> Member | None:
     else:
         where = sa.and_(members.c.kind == "agent", members.c.name == handle)
     row = conn.execute(sa.select(members).where(where)).mappings().first()
-    return _from_row(row) if row else None
+    return member_from_row(row) if row else None
 
 
 def member_by_handle(handle: str) -> Member:
@@ -193,13 +193,9 @@ def member_by_handle(handle: str) -> Member:
     return member
 
 
-def member_by_id(member_id: int) -> Member:
-    """The member with this id (for tokens and sessions). Raises NotFound."""
-    with database().read() as conn:
-        row = conn.execute(sa.select(members).where(members.c.id == member_id)).mappings().first()
-    if row is None:
-        raise NotFound("There is no such member.", field="member")
-    return _from_row(row)
+def member_by_id_in(conn: Connection, member_id: int) -> Member | None:
+    row = conn.execute(sa.select(members).where(members.c.id == member_id)).mappings().first()
+    return member_from_row(row) if row else None
 
 
 def authenticate(email: str, password: str) -> Member:
@@ -222,7 +218,7 @@ def authenticate(email: str, password: str) -> Member:
         _hasher.verify(row["password_hash"], password)
     except (VerificationError, InvalidHashError):
         raise refusal from None
-    return _from_row(row)
+    return member_from_row(row)
 
 
 def list_members(actor: Member) -> list[MemberDetails]:
@@ -240,7 +236,8 @@ def list_members(actor: Member) -> list[MemberDetails]:
     for agent_id, email in links:
         responsible.setdefault(agent_id, []).append(email)
     return [
-        MemberDetails(_from_row(row), tuple(sorted(responsible.get(row["id"], [])))) for row in rows
+        MemberDetails(member_from_row(row), tuple(sorted(responsible.get(row["id"], []))))
+        for row in rows
     ]
 
 
@@ -280,4 +277,4 @@ def first_admin() -> Member:
         )
     if row is None:
         raise NotFound("This workspace has no admin yet; run `codna init` first.", field="member")
-    return _from_row(row)
+    return member_from_row(row)

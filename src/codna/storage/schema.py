@@ -131,3 +131,18 @@ revisions = sa.Table(
         name="kind",
     ),
 )
+
+tokens = sa.Table(
+    "tokens",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column(
+        "member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("name", sa.String(100), nullable=False),
+    # SHA-256 of the token: a token has 256 random bits, so a fast hash is enough to store.
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("prefix", sa.String(16), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("revoked_at", UTCDateTime),
+)

@@ -1,0 +1,148 @@
+"""API tokens: shown once when made, kept only as a SHA-256, checked on every request."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from codna.errors import InvalidRequest, NotFound, ReadOnly, Unauthenticated
+from codna.services import members as members_service
+from codna.services.clock import now
+from codna.services.context import database
+from codna.services.members import Member, member_from_row
+from codna.storage.schema import agent_responsibles, members, tokens
+
+PREFIX = "codna_"
+
+
+@dataclass(frozen=True)
+class Token:
+    """A token as listed: never the secret itself."""
+
+    id: int
+    member: str
+    name: str
+    prefix: str
+    created_at: datetime
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class NewToken:
+    token: Token
+    secret: str  # shown once; only its hash is stored
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _may_manage(conn: sa.Connection, actor: Member, owner: Member) -> bool:
+    if actor.is_admin or actor.id == owner.id:
+        return True
+    if owner.is_agent and not actor.is_agent:
+        row = conn.execute(
+            sa.select(agent_responsibles.c.agent_id).where(
+                agent_responsibles.c.agent_id == owner.id,
+                agent_responsibles.c.person_id == actor.id,
+            )
+        ).first()
+        return row is not None
+    return False
+
+
+def create_token(actor: Member, *, member: str, name: str = "default") -> NewToken:
+    """Make a token for `member` (oneself, an agent one is responsible for, or anyone for an
+    admin). Raises NotFound, ReadOnly, InvalidRequest."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise InvalidRequest("A token's name has 1 to 100 characters.", field="name")
+    secret = PREFIX + secrets.token_urlsafe(32)  # 256 random bits
+    with database().write() as conn:
+        owner = members_service.lookup(conn, member)
+        if owner is None:
+            raise NotFound(f"There is no member {member}.", field="member")
+        if not _may_manage(conn, actor, owner):
+            raise ReadOnly(f"You cannot make tokens for {owner.handle}.")
+        at = now()
+        token_id = conn.execute(
+            tokens.insert().values(
+                member_id=owner.id,
+                name=name,
+                token_hash=_hash(secret),
+                prefix=secret[: len(PREFIX) + 6],
+                created_at=at,
+            )
+        ).inserted_primary_key[0]
+    return NewToken(
+        Token(token_id, owner.handle, name, secret[: len(PREFIX) + 6], at, False), secret
+    )
+
+
+def list_tokens(actor: Member, *, member: str | None = None) -> list[Token]:
+    """Tokens of `member` (default: the actor's own; every member's for an admin asking for
+    all with `member="*"`). Raises NotFound, ReadOnly."""
+    with database().read() as conn:
+        query = sa.select(tokens, members.c.email, members.c.name.label("member_name")).join(
+            members, members.c.id == tokens.c.member_id
+        )
+        if member == "*":
+            if not actor.is_admin:
+                raise ReadOnly("Only an admin can list everyone's tokens.")
+        else:
+            owner = members_service.lookup(conn, member) if member else actor
+            if owner is None:
+                raise NotFound(f"There is no member {member}.", field="member")
+            if not _may_manage(conn, actor, owner):
+                raise ReadOnly(f"You cannot see the tokens of {owner.handle}.")
+            query = query.where(tokens.c.member_id == owner.id)
+        rows = conn.execute(query.order_by(tokens.c.id)).mappings().all()
+    return [
+        Token(
+            r["id"],
+            r["email"] or r["member_name"],
+            r["name"],
+            r["prefix"],
+            r["created_at"],
+            r["revoked_at"] is not None,
+        )
+        for r in rows
+    ]
+
+
+def revoke_token(actor: Member, *, token_id: int) -> None:
+    """Revoke a token; the very next request with it is refused. Raises NotFound."""
+    with database().write() as conn:
+        row = conn.execute(sa.select(tokens.c.member_id).where(tokens.c.id == token_id)).first()
+        owner = members_service.member_by_id_in(conn, row.member_id) if row else None
+        if owner is None or not _may_manage(conn, actor, owner):
+            raise NotFound(f"There is no token {token_id}.", field="token_id")
+        conn.execute(
+            tokens.update()
+            .where(tokens.c.id == token_id, tokens.c.revoked_at.is_(None))
+            .values(revoked_at=now())
+        )
+
+
+def authenticate_token(secret: str) -> Member:
+    """The member a bearer token belongs to. Raises Unauthenticated (unknown, revoked, or its
+    member disabled), saying nothing more."""
+    if not secret.startswith(PREFIX):
+        raise Unauthenticated("The token is wrong or revoked.")
+    with database().read() as conn:
+        row = (
+            conn.execute(
+                sa.select(members)
+                .join(tokens, tokens.c.member_id == members.c.id)
+                .where(tokens.c.token_hash == _hash(secret), tokens.c.revoked_at.is_(None))
+            )
+            .mappings()
+            .first()
+        )
+    if row is None or row["disabled"]:
+        raise Unauthenticated("The token is wrong or revoked.")
+    return member_from_row(row)
