@@ -10,6 +10,7 @@ import click
 
 from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
+from codna.cli.server import mcp_stdio, serve, token
 from codna.services import access, demo, members, pages, search, transfer
 from codna.services.members import Member
 
@@ -22,6 +23,9 @@ def cli() -> None:
 
 
 cli.add_command(page)
+cli.add_command(serve)
+cli.add_command(mcp_stdio)
+cli.add_command(token)
 
 
 @cli.command()

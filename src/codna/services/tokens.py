@@ -32,6 +32,14 @@ class Token:
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who a request comes from: the member and the token it used."""
+
+    member: Member
+    token_id: int
+
+
+@dataclass(frozen=True)
 class NewToken:
     token: Token
     secret: str  # shown once; only its hash is stored
@@ -128,7 +136,7 @@ def revoke_token(actor: Member, *, token_id: int) -> None:
         )
 
 
-def authenticate_token(secret: str) -> Member:
+def authenticate_token(secret: str) -> Caller:
     """The member a bearer token belongs to. Raises Unauthenticated (unknown, revoked, or its
     member disabled), saying nothing more."""
     if not secret.startswith(PREFIX):
@@ -136,7 +144,7 @@ def authenticate_token(secret: str) -> Member:
     with database().read() as conn:
         row = (
             conn.execute(
-                sa.select(members)
+                sa.select(members, tokens.c.id.label("token_id"))
                 .join(tokens, tokens.c.member_id == members.c.id)
                 .where(tokens.c.token_hash == _hash(secret), tokens.c.revoked_at.is_(None))
             )
@@ -145,4 +153,4 @@ def authenticate_token(secret: str) -> Member:
         )
     if row is None or row["disabled"]:
         raise Unauthenticated("The token is wrong or revoked.")
-    return member_from_row(row)
+    return Caller(member_from_row(row), row["token_id"])

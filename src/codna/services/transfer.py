@@ -99,16 +99,25 @@ def import_documents(
         return made
 
 
-def export_pages(actor: Member, *, directory: Path, address: str | None = None) -> list[str]:
-    """Write every page the actor can read (in a space or folder) as `SPACE/PATH.md` with front
-    matter. Pages in the trash and suggestions are left out. Returns the addresses written."""
+@dataclass(frozen=True)
+class ExportedFile:
+    """One page as a Markdown file: `path` is `SPACE/PATH.md`."""
+
+    address: str
+    path: str
+    text: str
+
+
+def export_documents(actor: Member, *, address: str | None = None) -> list[ExportedFile]:
+    """Every page the actor can read (in a space, folder or page) as Markdown with front
+    matter, ordered by address. Pages in the trash and suggestions are left out."""
     where = parse_address(address) if address else None
     with database().read() as conn:
         query = sa.select(pages).where(rights(conn, actor).readable(), pages.c.trashed_at.is_(None))
         if where is not None:
             query = query.where(address_clause(where))
         rows = conn.execute(query.order_by(pages.c.space, pages.c.path)).mappings().all()
-    written = []
+    files = []
     for row in rows:
         address_text = str(Address(row["space"], row["path"]))
         meta = {
@@ -119,9 +128,20 @@ def export_pages(actor: Member, *, directory: Path, address: str | None = None) 
             "created_at": row["created_at"].isoformat(),
             "updated_at": row["updated_at"].isoformat(),
         }
-        target = directory / row["space"] / f"{row['path']}.md"
-        target.parent.mkdir(parents=True, exist_ok=True)
         front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
-        target.write_text(f"---\n{front}---\n{row['body']}", encoding="utf-8")
-        written.append(address_text)
-    return written
+        files.append(
+            ExportedFile(
+                address_text, f"{row['space']}/{row['path']}.md", f"---\n{front}---\n{row['body']}"
+            )
+        )
+    return files
+
+
+def export_pages(actor: Member, *, directory: Path, address: str | None = None) -> list[str]:
+    """Write `export_documents` into `directory`; returns the addresses written."""
+    files = export_documents(actor, address=address)
+    for file in files:
+        target = directory / file.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(file.text, encoding="utf-8")
+    return [file.address for file in files]

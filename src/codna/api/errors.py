@@ -1,0 +1,71 @@
+"""Domain errors as HTTP: one table of statuses, one handler, JSON `{code, message, ...}`."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from codna.errors import CodnaError
+
+STATUS = {
+    "unauthenticated": 401,
+    "not_found": 404,
+    "read_only": 403,
+    "invalid_request": 422,
+    "invalid_edit": 422,
+    "too_large": 413,
+    "conflict": 409,
+    "duplicate": 409,
+    "rejected_before": 409,
+    "limit_reached": 409,
+    "already_decided": 409,
+    "no_longer_applies": 409,
+    "rate_limited": 429,
+}
+
+
+def error_response(error: CodnaError) -> JSONResponse:
+    headers = {}
+    if error.code == "unauthenticated":
+        headers["WWW-Authenticate"] = "Bearer"
+    if error.code == "rate_limited":
+        headers["Retry-After"] = str(error.fields.get("retry_after", 1))
+    return JSONResponse(error.as_dict(), status_code=STATUS.get(error.code, 400), headers=headers)
+
+
+async def _domain(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, CodnaError)
+    return error_response(error)
+
+
+async def _validation(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    first = error.errors()[0] if error.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
+    message = f"{where or 'The request'}: {first.get('msg', 'is malformed')}."
+    body = {"code": "invalid_request", "message": message, "field": where or None}
+    return JSONResponse(body, status_code=422)
+
+
+async def _http(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, HTTPException)
+    code = {401: "unauthenticated", 404: "not_found", 413: "too_large"}.get(
+        error.status_code, "invalid_request"
+    )
+    message = str(error.detail) if error.detail else "The request was refused."
+    if error.status_code == 404:
+        message = "There is no such endpoint."
+    elif error.status_code == 405:
+        message = "This endpoint does not take that method."
+    return JSONResponse(
+        {"code": code, "message": message}, status_code=error.status_code, headers=error.headers
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Map every refusal to its status and JSON body, in one place."""
+    app.add_exception_handler(CodnaError, _domain)
+    app.add_exception_handler(RequestValidationError, _validation)
+    app.add_exception_handler(HTTPException, _http)

@@ -1,0 +1,73 @@
+"""The ASGI app: the JSON API, MCP over Streamable HTTP, and the guards in front of both."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp
+
+from codna.api import admin
+from codna.api import errors as api_errors
+from codna.api import pages as api_pages
+from codna.guards import BodyCap, HostOriginGuard
+from codna.mcp import tools
+from codna.mcp.server import CodnaMCP, TokenVerifier
+from codna.services.ratelimit import RateLimiter
+from codna.settings import Settings
+
+
+def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
+    server = CodnaMCP(
+        limiter=limiter,
+        token_verifier=TokenVerifier(),
+        auth=AuthSettings(
+            issuer_url=settings.base_url, resource_server_url=None, required_scopes=["codna"]
+        ),
+    )
+    tools.register(server)
+    return server
+
+
+def create_app(settings: Settings | None = None) -> ASGIApp:
+    """The whole server as one ASGI app, guarded by Host/Origin checks and a body cap."""
+    settings = settings or Settings()
+    limiter = RateLimiter(settings.rate_limit, settings.rate_window)
+    mcp = build_mcp(settings, limiter)
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=settings.max_body_bytes,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=list(settings.allowed_hosts),
+            allowed_origins=list(settings.allowed_origins),
+        ),
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = FastAPI(
+        title="CoDNA",
+        summary="A Markdown wiki for a team and its agents.",
+        version="1",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.rate_limiter = limiter
+    app.state.settings = settings
+    api_errors.install(app)
+    app.include_router(api_pages.router, prefix="/api/v1")
+    app.include_router(admin.router, prefix="/api/v1")
+    app.mount("/", mcp_app)
+    guarded = HostOriginGuard(app, hosts=settings.allowed_hosts, origins=settings.allowed_origins)
+    return BodyCap(guarded, limit=settings.max_body_bytes)

@@ -1,0 +1,112 @@
+"""`codna serve`, `codna mcp` (stdio) and `codna token …`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from codna.cli.output import Out, command_options, refusals
+from codna.errors import InvalidRequest
+from codna.services import members, tokens
+from codna.services.context import database
+from codna.services.members import Member
+from codna.services.tokens import Caller
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True)
+@click.option("--workers", default=1, show_default=True, help="More than one needs PostgreSQL.")
+def serve(host: str, port: int, workers: int) -> None:
+    """Run the server: the JSON API at /api/v1 and MCP at /mcp."""
+    import uvicorn
+
+    with refusals(False):
+        db = database()
+        if workers > 1 and db.is_sqlite:
+            raise InvalidRequest(
+                "Several workers need PostgreSQL: SQLite serves one process. "
+                "Set CODNA_DATABASE_URL to a PostgreSQL database or use --workers 1.",
+                field="workers",
+            )
+        db.migrate()
+    click.echo(f"CoDNA on http://{host}:{port}/ — API at /api/v1, MCP at /mcp", err=True)
+    uvicorn.run(
+        "codna.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        server_header=False,
+    )
+
+
+@click.command("mcp")
+@click.option("--token", envvar="CODNA_TOKEN", help="Act as this token's member.")
+@click.option("--as", "as_member", metavar="EMAIL", help="Act as this member (local use).")
+def mcp_stdio(token: str | None, as_member: str | None) -> None:
+    """Serve MCP over stdio, as the member of --token or --as."""
+    from codna.app import build_mcp
+    from codna.services.ratelimit import RateLimiter
+    from codna.settings import Settings
+
+    with refusals(False):
+        if bool(token) == bool(as_member):
+            raise InvalidRequest("Give either --token or --as.", field="token")
+        if token:
+            secret = token
+            tokens.authenticate_token(secret)  # refuse a bad token before serving
+
+            def local() -> Caller:
+                return tokens.authenticate_token(secret)  # revocation holds on the next call
+        else:
+            member = members.member_by_handle(as_member or "")
+
+            def local() -> Caller:
+                return Caller(member, 0)
+
+    settings = Settings()
+    server = build_mcp(settings, RateLimiter(settings.rate_limit, settings.rate_window))
+    server.local = local
+    server.run("stdio")
+
+
+@click.group()
+def token() -> None:
+    """API tokens: create (shown once), list, revoke."""
+
+
+@token.command("create")
+@click.argument("member_handle", metavar="MEMBER")
+@click.option("--name", default="default", show_default=True)
+@command_options
+def token_create(member_handle: str, name: str, out: Out, actor: Callable[[], Member]) -> None:
+    """Make a token for MEMBER and print it once."""
+    made = tokens.create_token(actor(), member=member_handle, name=name)
+    out.result(made, made.secret)
+
+
+@token.command("list")
+@click.argument("member_handle", metavar="MEMBER", required=False)
+@command_options
+def token_list(member_handle: str | None, out: Out, actor: Callable[[], Member]) -> None:
+    """List tokens (of MEMBER, or everyone's for `*`)."""
+    found = tokens.list_tokens(actor(), member=member_handle or "*")
+    out.result(
+        found,
+        lambda: "\n".join(
+            f"{t.id:<5} {t.prefix}…  {t.member:30} {t.name:16} {'revoked' if t.revoked else ''}"
+            for t in found
+        ),
+    )
+
+
+@token.command("revoke")
+@click.argument("token_id", type=int)
+@command_options
+def token_revoke(token_id: int, out: Out, actor: Callable[[], Member]) -> None:
+    """Revoke a token; the next request with it is refused."""
+    tokens.revoke_token(actor(), token_id=token_id)
+    out.result({"token_id": token_id, "revoked": True}, f"Token {token_id} is revoked.")

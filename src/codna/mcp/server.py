@@ -1,0 +1,146 @@
+"""The MCP server: who is calling, which tools they see, and refusals as tool errors.
+
+Over HTTP the caller is the bearer token's member, checked against the database on every
+request; over stdio it is the member `codna mcp` was started for. An agent member sees only
+the tools it may use, and a hidden tool is refused exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from mcp.types import Tool as MCPTool
+from pydantic import ValidationError
+
+from codna.errors import CodnaError, InvalidRequest, Unauthenticated
+from codna.services import tokens
+from codna.services.members import Member
+from codna.services.ratelimit import RateLimiter
+from codna.services.tokens import Caller
+
+# What an agent member may use: reading, and writing the pages it made in `output`.
+AGENT_TOOLS = frozenset(
+    {
+        "search_documents",
+        "list_documents",
+        "read_document",
+        "document_history",
+        "read_revision",
+        "create_document",
+        "edit_document",
+    }
+)
+
+INSTRUCTIONS = """\
+CoDNA is the team's Markdown wiki. Pages are addressed space:path (wiki:decisions/0024-x);
+the spaces are wiki (the team's pages), raw (imported sources, never edited) and output (what
+agents write). Read a page before changing it. Change pages with edit_document, whose edits
+name the exact text they change (never a whole new body); a refused edit changes nothing and
+says which edit and why. Errors start with a stable code such as not_found or invalid_edit.
+"""
+
+
+class TokenVerifier:
+    """Bearer tokens for the HTTP transport, looked up in the database on every request."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            caller = await anyio.to_thread.run_sync(tokens.authenticate_token, token)
+        except Unauthenticated:
+            return None
+        member = caller.member
+        claims = {
+            "member": {
+                "id": member.id,
+                "kind": member.kind,
+                "name": member.name,
+                "email": member.email,
+                "is_admin": member.is_admin,
+                "disabled": member.disabled,
+            },
+            "token_id": caller.token_id,
+        }
+        return AccessToken(
+            token=f"token:{caller.token_id}",
+            client_id=str(member.id),
+            scopes=["codna"],
+            claims=claims,
+        )
+
+
+def current_caller(local: Callable[[], Caller] | None) -> Caller:
+    """The caller of this request: the HTTP token's member, or the stdio member."""
+    access = get_access_token()
+    if access is not None and access.claims:
+        return Caller(Member(**access.claims["member"]), int(access.claims["token_id"]))
+    if local is not None:
+        return local()
+    raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
+
+
+def refusal(error: CodnaError) -> CallToolResult:
+    """A domain error as an MCP tool error: text that starts with the code, and the object."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=str(error))],
+        structured_content=error.as_dict(),
+        is_error=True,
+    )
+
+
+class CodnaMCP(MCPServer[Any]):
+    """MCPServer that knows the caller: filtered tool lists, rate limits, domain refusals."""
+
+    def __init__(
+        self,
+        *,
+        limiter: RateLimiter,
+        local: Callable[[], Caller] | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name="codna", instructions=INSTRUCTIONS, **options)
+        self.limiter = limiter
+        self.local = local
+
+    def caller(self) -> Caller:
+        return current_caller(self.local)
+
+    @staticmethod
+    def may_use(member: Member, tool: str) -> bool:
+        return not member.is_agent or tool in AGENT_TOOLS
+
+    async def list_tools(self) -> list[MCPTool]:
+        member = self.caller().member
+        return [tool for tool in await super().list_tools() if self.may_use(member, tool.name)]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            caller = self.caller()
+            if not self.may_use(caller.member, name):
+                raise ToolError(f"Unknown tool: {name}")
+            self.limiter.hit(f"token:{caller.token_id}")
+            return await super().call_tool(name, arguments, context)
+        except CodnaError as error:
+            return refusal(error)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(cause, CodnaError):
+                return refusal(cause)
+            if isinstance(cause, ValidationError):
+                return refusal(_invalid_arguments(name, cause))
+            raise
+
+
+def _invalid_arguments(tool: str, error: ValidationError) -> CodnaError:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return InvalidRequest(f"{tool}: {where or 'the arguments'}: {first['msg']}.", field=where)

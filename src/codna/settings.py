@@ -1,0 +1,39 @@
+"""Settings from the environment, read once per process. Imports nothing else of codna."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _list(name: str, default: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in os.environ.get(name, default).split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a server runs. Every field has an environment variable (see docs/running.md)."""
+
+    base_url: str = field(
+        default_factory=lambda: os.environ.get("CODNA_BASE_URL", "http://127.0.0.1:8080").rstrip(
+            "/"
+        )
+    )
+    # Host headers the server answers (DNS-rebinding protection); `*` as a port matches any.
+    allowed_hosts: tuple[str, ...] = field(
+        default_factory=lambda: _list("CODNA_ALLOWED_HOSTS", "127.0.0.1:*,localhost:*,[::1]:*")
+    )
+    # Origins a browser may send; requests without an Origin (scripts, agents) are fine.
+    allowed_origins: tuple[str, ...] = field(
+        default_factory=lambda: _list(
+            "CODNA_ALLOWED_ORIGINS", "http://127.0.0.1:*,http://localhost:*,http://[::1]:*"
+        )
+    )
+    max_body_bytes: int = field(
+        default_factory=lambda: int(os.environ.get("CODNA_MAX_BODY_BYTES", str(8 * 1024 * 1024)))
+    )
+    # Tool calls and API writes per token: this many per window of `rate_window` seconds.
+    rate_limit: int = field(default_factory=lambda: int(os.environ.get("CODNA_RATE_LIMIT", "600")))
+    rate_window: float = field(
+        default_factory=lambda: float(os.environ.get("CODNA_RATE_WINDOW", "60"))
+    )
