@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from codna.api import admin
@@ -25,7 +26,9 @@ def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
         limiter=limiter,
         token_verifier=TokenVerifier(),
         auth=AuthSettings(
-            issuer_url=settings.base_url, resource_server_url=None, required_scopes=["codna"]
+            issuer_url=AnyHttpUrl(settings.base_url),
+            resource_server_url=None,
+            required_scopes=["codna"],
         ),
     )
     tools.register(server)

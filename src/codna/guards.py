@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from fnmatch import fnmatchcase
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 

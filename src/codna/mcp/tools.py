@@ -18,8 +18,8 @@ from codna.services.search import SearchHit
 AddressArg = Annotated[
     str, Field(description="The page's address, space:path, such as wiki:decisions/0024-x.")
 ]
-READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 
 def register(server: CodnaMCP) -> None:
@@ -113,7 +113,7 @@ def register(server: CodnaMCP) -> None:
             dry_run=dry_run,
         )
 
-    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
     def revert_document(
         address: AddressArg,
         version: Annotated[int, Field(ge=1, description="The revision to undo (or restore).")],

@@ -138,6 +138,7 @@ def share(actor: Member, *, address: str, member: str, level: str) -> Grant:
     """
     if level not in LEVELS:
         raise InvalidRequest("The level is read or write.", field="level")
+    granted: Level = "write" if level == "write" else "read"
     target = parse_address(address)
     with database().write() as conn:
         _check_may_share(rights(conn, actor), target)
@@ -169,7 +170,7 @@ def share(actor: Member, *, address: str, member: str, level: str) -> Grant:
                     created_at=now(),
                 )
             )
-    return Grant(grantee.handle, str(target), level)  # type: ignore[arg-type]
+    return Grant(grantee.handle, str(target), granted)
 
 
 def unshare(actor: Member, *, address: str, member: str) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection, RowMapping
 from codna.errors import Duplicate, InvalidRequest, NotFound, ReadOnly, Unauthenticated
 from codna.services.clock import now
 from codna.services.context import database
+from codna.storage.database import inserted_id
 from codna.storage.schema import agent_responsibles, members
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
@@ -96,17 +97,19 @@ def _insert_person(
     password_hash = _check_password(password) if password is not None else None
     if conn.execute(sa.select(members.c.id).where(members.c.email == email)).first():
         raise Duplicate(f"A member with the e-mail {email} already exists.", field="email")
-    member_id = conn.execute(
-        members.insert().values(
-            kind="person",
-            email=email,
-            name=name,
-            password_hash=password_hash,
-            is_admin=admin,
-            disabled=False,
-            created_at=now(),
+    member_id = inserted_id(
+        conn.execute(
+            members.insert().values(
+                kind="person",
+                email=email,
+                name=name,
+                password_hash=password_hash,
+                is_admin=admin,
+                disabled=False,
+                created_at=now(),
+            )
         )
-    ).inserted_primary_key[0]
+    )
     return Member(member_id, "person", name, email, admin, False)
 
 
@@ -161,11 +164,13 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
         ).first()
         if taken:
             raise Duplicate(f"An agent named {name} already exists.", field="name")
-        agent_id = conn.execute(
-            members.insert().values(
-                kind="agent", name=name, is_admin=False, disabled=False, created_at=now()
+        agent_id = inserted_id(
+            conn.execute(
+                members.insert().values(
+                    kind="agent", name=name, is_admin=False, disabled=False, created_at=now()
+                )
             )
-        ).inserted_primary_key[0]
+        )
         conn.execute(
             agent_responsibles.insert(),
             [{"agent_id": agent_id, "person_id": person} for person in sorted(set(people))],

@@ -38,6 +38,7 @@ from codna.services.revisions import (
     revision_row,
     save_revision,
 )
+from codna.storage.database import inserted_id
 from codna.storage.schema import pages, revisions
 
 Need = Literal["read", "edit", "manage"]
@@ -339,20 +340,22 @@ def insert_page(
     if taken:
         raise Duplicate(f"A page {where} already exists.", address=str(where))
     at = now()
-    page_id = conn.execute(
-        pages.insert().values(
-            space=where.space,
-            path=where.path,
-            title=title,
-            tags=tags,
-            body=body,
-            version=1,
-            created_by=actor.id,
-            created_at=at,
-            updated_by=actor.id,
-            updated_at=at,
+    page_id = inserted_id(
+        conn.execute(
+            pages.insert().values(
+                space=where.space,
+                path=where.path,
+                title=title,
+                tags=tags,
+                body=body,
+                version=1,
+                created_by=actor.id,
+                created_at=at,
+                updated_by=actor.id,
+                updated_at=at,
+            )
         )
-    ).inserted_primary_key[0]
+    )
     conn.execute(
         revisions.insert().values(
             page_id=page_id,

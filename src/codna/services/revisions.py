@@ -63,7 +63,7 @@ def save_revision(
     The update is a compare-and-set on the version the caller read, so a writer that did not
     lock the row cannot slip a lost update through. Raises Conflict if the page moved on.
     """
-    version = page["version"] + 1
+    version: int = page["version"] + 1
     at = now()
     updated = conn.execute(
         pages.update()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -83,7 +84,7 @@ def search(
             rows = conn.execute(stmt, {"match": match}).all()
         else:
             tsquery = sa.func.plainto_tsquery("english", " ".join(words))
-            vector = sa.literal_column(_PG_VECTOR)
+            vector: sa.ColumnElement[Any] = sa.literal_column(_PG_VECTOR)
             stmt = (
                 sa.select(
                     pages.c.space,

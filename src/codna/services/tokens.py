@@ -14,6 +14,7 @@ from codna.services import members as members_service
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member, member_from_row
+from codna.storage.database import inserted_id
 from codna.storage.schema import agent_responsibles, members, tokens
 
 PREFIX = "codna_"
@@ -77,15 +78,17 @@ def create_token(actor: Member, *, member: str, name: str = "default") -> NewTok
         if not _may_manage(conn, actor, owner):
             raise ReadOnly(f"You cannot make tokens for {owner.handle}.")
         at = now()
-        token_id = conn.execute(
-            tokens.insert().values(
-                member_id=owner.id,
-                name=name,
-                token_hash=_hash(secret),
-                prefix=secret[: len(PREFIX) + 6],
-                created_at=at,
+        token_id = inserted_id(
+            conn.execute(
+                tokens.insert().values(
+                    member_id=owner.id,
+                    name=name,
+                    token_hash=_hash(secret),
+                    prefix=secret[: len(PREFIX) + 6],
+                    created_at=at,
+                )
             )
-        ).inserted_primary_key[0]
+        )
     return NewToken(
         Token(token_id, owner.handle, name, secret[: len(PREFIX) + 6], at, False), secret
     )

@@ -111,3 +111,10 @@ def _sqlite_engine(url: sa.URL, **engine_options: Any) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
 
     return engine
+
+
+def inserted_id(result: sa.CursorResult[Any]) -> int:
+    """The primary key an INSERT made."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])

@@ -29,7 +29,8 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
             value = datetime.fromisoformat(value)
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
+        moment: datetime = value.astimezone(UTC)
+        return moment
 
 
 metadata = sa.MetaData(
