@@ -37,3 +37,8 @@ class Settings:
     rate_window: float = field(
         default_factory=lambda: float(os.environ.get("CODNA_RATE_WINDOW", "60"))
     )
+
+
+def base_url() -> str:
+    """`CODNA_BASE_URL`: where people and agents reach this server (suggestion urls)."""
+    return os.environ.get("CODNA_BASE_URL", "http://127.0.0.1:8080").rstrip("/")

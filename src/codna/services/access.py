@@ -78,25 +78,46 @@ class Rights:
     def can_import(self, path: str) -> bool:
         return not self.member.is_agent and self.level("raw", path) == "write"
 
+    def can_decide(self, space: str, path: str, created_by: int | None = None) -> bool:
+        """Accept or reject what is suggested on a page: whoever can edit it; never an agent."""
+        return not self.member.is_agent and self.can_edit(space, path, created_by)
+
     def readable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
         if self.member.is_admin:
             return sa.true()
+        clauses = self._granted({"read", "write"})
+        if self.member.is_agent:
+            clauses.append(sa.and_(pages.c.space == "output", pages.c.created_by == self.member.id))
+        return sa.or_(sa.false(), *clauses)
+
+    def decidable(self) -> sa.ColumnElement[bool]:
+        """A WHERE clause over `pages` that keeps the pages whose suggestions this member
+        decides: those it can edit, outside `raw`; none for an agent."""
+        if self.member.is_agent:
+            return sa.false()
+        outside_raw = pages.c.space != "raw"
+        if self.member.is_admin:
+            return outside_raw
+        return sa.and_(outside_raw, sa.or_(sa.false(), *self._granted({"write"})))
+
+    def _granted(self, levels: set[str]) -> list[sa.ColumnElement[bool]]:
         clauses: list[sa.ColumnElement[bool]] = []
-        for g_space, g_path, _ in self.grants:
+        for g_space, g_path, g_level in self.grants:
+            if g_level not in levels:
+                continue
             if g_path == "":
                 clauses.append(pages.c.space == g_space)
             elif g_path.endswith("/"):
                 clauses.append(
                     sa.and_(
-                        pages.c.space == g_space, pages.c.path.startswith(g_path, autoescape=True)
+                        pages.c.space == g_space,
+                        pages.c.path.startswith(g_path, autoescape=True),
                     )
                 )
             else:
                 clauses.append(sa.and_(pages.c.space == g_space, pages.c.path == g_path))
-        if self.member.is_agent:
-            clauses.append(sa.and_(pages.c.space == "output", pages.c.created_by == self.member.id))
-        return sa.or_(sa.false(), *clauses)
+        return clauses
 
 
 def rights(conn: Connection, member: Member) -> Rights:

@@ -98,24 +98,29 @@ class Change:
 def access_page(
     conn: Connection,
     actor: Member,
-    address: Address,
+    address: Address | int,
     *,
     need: Need = "read",
     lock: bool = False,
     in_trash: bool | None = False,
 ) -> tuple[RowMapping, Rights]:
-    """Fetch a page and check the actor may `need` it; lock its row when asked.
+    """Fetch a page (by address or id) and check the actor may `need` it; lock its row when
+    asked.
 
     Raises NotFound (no such page, or the actor cannot read it; a page in or out of the trash
     when the other was wanted) and ReadOnly (the actor can read but not do this).
     """
-    query = sa.select(pages).where(pages.c.space == address.space, pages.c.path == address.path)
+    if isinstance(address, int):
+        query = sa.select(pages).where(pages.c.id == address)
+    else:
+        query = sa.select(pages).where(pages.c.space == address.space, pages.c.path == address.path)
     if lock:
         query = query.with_for_update()
     row = conn.execute(query).mappings().first()
     mine = rights(conn, actor)
     if row is None or not mine.can_read(row["space"], row["path"], row["created_by"]):
         raise NotFound(f"There is no page {address}.", address=str(address))
+    address = Address(row["space"], row["path"])
     if in_trash is not None and (row["trashed_at"] is not None) != in_trash:
         where = "is in the trash; restore it first" if not in_trash else "is not in the trash"
         raise NotFound(f"{address} {where}.", address=str(address))

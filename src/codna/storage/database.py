@@ -9,7 +9,7 @@ they change with `SELECT … FOR UPDATE`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ DEFAULT_URL = "sqlite:///data/codna.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 # Any fixed number will do: it keeps two processes starting at once from migrating together.
 _MIGRATION_LOCK = 0x0C0D4A
+_AFTER_COMMIT = "codna_after_commit"
 
 
 def database_url() -> str:
@@ -59,11 +60,21 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        """A writing transaction: committed at the end of the block, rolled back on any error."""
+        """A writing transaction: committed at the end of the block, rolled back on any error.
+
+        What `after_commit` registered runs once the commit is done, and never on a rollback.
+        """
         with self.engine.connect() as conn:
             conn.execution_options(codna_write=True)
-            with conn.begin():
-                yield conn
+            conn.info[_AFTER_COMMIT] = []
+            try:
+                with conn.begin():
+                    yield conn
+                callbacks = conn.info[_AFTER_COMMIT]
+            finally:
+                conn.info.pop(_AFTER_COMMIT, None)
+        for callback in callbacks:
+            callback()
 
     def migrate(self) -> None:
         """Bring the schema up to the newest migration (run on start; safe to run twice)."""
@@ -118,3 +129,8 @@ def inserted_id(result: sa.CursorResult[Any]) -> int:
     key = result.inserted_primary_key
     assert key is not None
     return int(key[0])
+
+
+def after_commit(conn: Connection, callback: Callable[[], None]) -> None:
+    """Run `callback` after the writing transaction `conn` is in commits."""
+    conn.info[_AFTER_COMMIT].append(callback)

@@ -147,3 +147,62 @@ tokens = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("revoked_at", UTCDateTime),
 )
+
+SUGGESTION_STATUSES = "status IN ('pending', 'accepted', 'rejected', 'withdrawn')"
+
+link_suggestions = sa.Table(
+    "link_suggestions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column(
+        "target_page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("anchor", sa.Text),
+    sa.Column("reason", sa.String(500), nullable=False),
+    sa.Column("suggester_id", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("decided_by", sa.Integer, sa.ForeignKey("members.id")),
+    sa.Column("decided_at", UTCDateTime),
+    sa.Column("decision_reason", sa.String(500)),
+    sa.Column("accepted_version", sa.Integer),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint(SUGGESTION_STATUSES, name="status"),
+)
+# One pending or rejected suggestion per pair: a rejection is durable, a withdrawal is not.
+sa.Index(
+    "ix_link_suggestions_open_pair",
+    link_suggestions.c.page_id,
+    link_suggestions.c.target_page_id,
+    unique=True,
+    sqlite_where=link_suggestions.c.status.in_(["pending", "rejected"]),
+    postgresql_where=link_suggestions.c.status.in_(["pending", "rejected"]),
+)
+sa.Index(
+    "ix_link_suggestions_status_created", link_suggestions.c.status, link_suggestions.c.created_at
+)
+sa.Index(
+    "ix_link_suggestions_suggester", link_suggestions.c.suggester_id, link_suggestions.c.status
+)
+
+notifications = sa.Table(
+    "notifications",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column(
+        "member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column(
+        "link_suggestion_id",
+        sa.Integer,
+        sa.ForeignKey("link_suggestions.id", ondelete="CASCADE"),
+    ),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("reason", sa.String(500)),
+    sa.Column("decided_by", sa.Integer, sa.ForeignKey("members.id")),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("read_at", UTCDateTime),
+)
+sa.Index("ix_notifications_member_read", notifications.c.member_id, notifications.c.read_at)
