@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
@@ -13,10 +14,12 @@ from starlette.types import ASGIApp
 
 from codna.api import admin
 from codna.api import errors as api_errors
+from codna.api import inbox as api_inbox
 from codna.api import pages as api_pages
 from codna.guards import BodyCap, HostOriginGuard
-from codna.mcp import tools
+from codna.mcp import inbox_tools, tools
 from codna.mcp.server import CodnaMCP, TokenVerifier
+from codna.services import events
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
 
@@ -32,6 +35,7 @@ def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
         ),
     )
     tools.register(server)
+    inbox_tools.register(server)
     return server
 
 
@@ -54,8 +58,10 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with mcp.session_manager.run():
+        async with mcp.session_manager.run(), anyio.create_task_group() as tasks:
+            tasks.start_soon(events.relay_database_events)
             yield
+            tasks.cancel_scope.cancel()
 
     app = FastAPI(
         title="CoDNA",
@@ -71,6 +77,7 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     api_errors.install(app)
     app.include_router(api_pages.router, prefix="/api/v1")
     app.include_router(admin.router, prefix="/api/v1")
+    app.include_router(api_inbox.router, prefix="/api/v1")
     app.mount("/", mcp_app)
     guarded = HostOriginGuard(app, hosts=settings.allowed_hosts, origins=settings.allowed_origins)
     return BodyCap(guarded, limit=settings.max_body_bytes)

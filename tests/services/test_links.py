@@ -34,15 +34,23 @@ def two_pages(team: Team) -> Team:
 
 def test_accepting_a_link_with_an_anchor_links_that_text_in_one_revision(two_pages: Team) -> None:
     team = two_pages
-    link = links.suggest_link(team.agent, address=A, target=B, anchor="style guide", reason="It is the guide.")
+    link = links.suggest_link(
+        team.agent, address=A, target=B, anchor="style guide", reason="It is the guide."
+    )
     assert (link.status, link.suggester, link.suggester_kind) == ("pending", "checker", "agent")
     decided = links.decide_link(team.writer, suggestion_id=link.id, decision="accept")
-    assert (decided.status, decided.decided_by, decided.accepted_version) == ("accepted", "Wanda", 2)
+    assert (decided.status, decided.decided_by, decided.accepted_version) == (
+        "accepted",
+        "Wanda",
+        2,
+    )
     page = pages.read_page(team.writer, address=A)
     assert "See the [style guide](wiki:guides/b).\n" in page.body
     newest = pages.history(team.writer, address=A)[0]
     assert (newest.kind, newest.author, newest.summary) == (
-        "accept_link", "Wanda", "Suggested by checker (agent): It is the guide."
+        "accept_link",
+        "Wanda",
+        "Suggested by checker (agent): It is the guide.",
     )
 
 
@@ -59,7 +67,9 @@ def test_a_link_without_an_anchor_goes_under_a_related_heading(two_pages: Team) 
     assert body.endswith("## Related\n\n- [Style guide](wiki:guides/b)\n- [C](wiki:c)\n")
 
 
-def test_a_rejected_link_is_never_suggested_again_but_a_withdrawn_one_may_be(two_pages: Team) -> None:
+def test_a_rejected_link_is_never_suggested_again_but_a_withdrawn_one_may_be(
+    two_pages: Team,
+) -> None:
     team = two_pages
     link = links.suggest_link(team.reader, address=A, target=B, reason="Good.")
     with pytest.raises(Duplicate):
@@ -83,17 +93,29 @@ def test_the_refusals_of_suggesting(two_pages: Team) -> None:
     nora = members.member_by_handle("nora@example.com")
     cases = [
         (lambda: links.suggest_link(nora, address=A, target=B, reason="x"), NotFound),
-        (lambda: links.suggest_link(team.reader, address="raw:src", target=B, reason="x"), ReadOnly),
+        (
+            lambda: links.suggest_link(team.reader, address="raw:src", target=B, reason="x"),
+            ReadOnly,
+        ),
         (lambda: links.suggest_link(team.reader, address=A, target=B, reason=" "), InvalidRequest),
         (lambda: links.suggest_link(team.reader, address=A, target=A, reason="x"), InvalidRequest),
-        (lambda: links.suggest_link(team.reader, address=A, target=B, anchor="nope", reason="x"), InvalidEdit),
-        (lambda: links.suggest_link(team.reader, address=A, target=B, reason="x" * 501), InvalidRequest),
+        (
+            lambda: links.suggest_link(team.reader, address=A, target=B, anchor="nope", reason="x"),
+            InvalidEdit,
+        ),
+        (
+            lambda: links.suggest_link(team.reader, address=A, target=B, reason="x" * 501),
+            InvalidRequest,
+        ),
     ]
     for run, error in cases:
         with pytest.raises(error):
             run()
     access.share(team.admin, address="wiki:secret/", member="rita@example.com", level="read")
-    assert links.suggest_link(team.reader, address=A, target="wiki:secret/s", reason="ok").status == "pending"
+    assert (
+        links.suggest_link(team.reader, address=A, target="wiki:secret/s", reason="ok").status
+        == "pending"
+    )
 
 
 def test_only_editors_of_the_page_decide_and_only_the_suggester_withdraws(two_pages: Team) -> None:
@@ -117,15 +139,24 @@ def test_only_editors_of_the_page_decide_and_only_the_suggester_withdraws(two_pa
 
 def test_accepting_when_the_anchor_text_is_gone_no_longer_applies(two_pages: Team) -> None:
     team = two_pages
-    link = links.suggest_link(team.reader, address=A, target=B, anchor="style guide", reason="Guide.")
-    pages.edit_page(team.writer, address=A, edits=[{"op": "replace", "old": "style guide", "new": "rules"}])
+    link = links.suggest_link(
+        team.reader, address=A, target=B, anchor="style guide", reason="Guide."
+    )
+    pages.edit_page(
+        team.writer, address=A, edits=[{"op": "replace", "old": "style guide", "new": "rules"}]
+    )
     with pytest.raises(NoLongerApplies):
         links.decide_link(team.writer, suggestion_id=link.id, decision="accept")
     assert links.read_link(team.writer, suggestion_id=link.id).status == "pending"
-    assert links.decide_link(team.writer, suggestion_id=link.id, decision="reject").status == "rejected"
+    assert (
+        links.decide_link(team.writer, suggestion_id=link.id, decision="reject").status
+        == "rejected"
+    )
 
 
-def test_the_inbox_shows_waiting_links_to_editors_and_decisions_to_the_suggester(two_pages: Team) -> None:
+def test_the_inbox_shows_waiting_links_to_editors_and_decisions_to_the_suggester(
+    two_pages: Team,
+) -> None:
     team = two_pages
     link = links.suggest_link(team.agent, address=A, target=B, reason="Good.")
     for editor in (team.writer, team.admin):
@@ -138,7 +169,12 @@ def test_the_inbox_shows_waiting_links_to_editors_and_decisions_to_the_suggester
     box = inbox.inbox(team.agent)
     assert box.unread == 1
     [note] = box.decisions
-    assert (note.status, note.reason, note.decided_by, note.page) == ("rejected", "Not now.", "Wanda", A)
+    assert (note.status, note.reason, note.decided_by, note.page) == (
+        "rejected",
+        "Not now.",
+        "Wanda",
+        A,
+    )
     assert inbox.mark_read(team.agent) == 1
     assert inbox.inbox(team.agent).unread == 0
 
@@ -153,7 +189,9 @@ def test_who_decides_follows_the_grants_as_they_are_when_asked(two_pages: Team) 
     assert inbox.pending_decisions(team.reader).total == 0
 
 
-def test_deleting_a_page_for_good_takes_its_suggested_links_and_notifications(two_pages: Team) -> None:
+def test_deleting_a_page_for_good_takes_its_suggested_links_and_notifications(
+    two_pages: Team,
+) -> None:
     team = two_pages
     link = links.suggest_link(team.agent, address=A, target=B, reason="Good.")
     links.decide_link(team.writer, suggestion_id=link.id, decision="reject")

@@ -36,6 +36,8 @@ AGENT_TOOLS = frozenset(
         "read_revision",
         "create_document",
         "edit_document",
+        "suggest_link",
+        "inbox",
     }
 )
 

@@ -1,0 +1,103 @@
+"""Suggested links, the inbox, and its live events as server-sent events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+from fastapi import APIRouter, Request, status
+from pydantic import BaseModel, ConfigDict
+from sse_starlette import EventSourceResponse
+
+from codna.api.auth import Reader, Writer
+from codna.services import events, inbox, links
+from codna.services.inbox import Inbox, Pending
+from codna.services.links import LinkSuggestion
+from codna.services.members import Member
+
+router = APIRouter(tags=["inbox"])
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuggestLink(_Body):
+    address: str
+    target: str
+    reason: str
+    anchor: str | None = None
+
+
+class DecideLink(_Body):
+    decision: str
+    reason: str | None = None
+
+
+class MarkRead(_Body):
+    ids: list[int] | None = None
+
+
+class Marked(BaseModel):
+    marked: int
+
+
+@router.post("/links", status_code=status.HTTP_201_CREATED, summary="Suggest a link")
+def suggest_link(member: Writer, body: SuggestLink) -> LinkSuggestion:
+    return links.suggest_link(member, **body.model_dump())
+
+
+@router.get("/links/{suggestion_id}", summary="One suggested link")
+def read_link(member: Reader, suggestion_id: int) -> LinkSuggestion:
+    return links.read_link(member, suggestion_id=suggestion_id)
+
+
+@router.post("/links/{suggestion_id}/decide", summary="Accept or reject a suggested link")
+def decide_link(member: Writer, suggestion_id: int, body: DecideLink) -> LinkSuggestion:
+    return links.decide_link(member, suggestion_id=suggestion_id, **body.model_dump())
+
+
+@router.post("/links/{suggestion_id}/withdraw", summary="Withdraw one's suggested link")
+def withdraw_link(member: Writer, suggestion_id: int) -> LinkSuggestion:
+    return links.withdraw_link(member, suggestion_id=suggestion_id)
+
+
+@router.get("/pending", summary="What waits on one's decision, newest first")
+def pending_decisions(
+    member: Reader, kind: str | None = None, limit: int = 50, offset: int = 0
+) -> Pending:
+    return inbox.pending_decisions(member, kind=kind, limit=limit, offset=offset)
+
+
+@router.get("/inbox", summary="One's inbox: what waits, and decisions on what one suggested")
+def read_inbox(member: Reader, limit: int = 20) -> Inbox:
+    return inbox.inbox(member, limit=limit)
+
+
+@router.post("/inbox/read", summary="Mark notifications read (these, or all)")
+def mark_read(member: Writer, body: MarkRead) -> Marked:
+    return Marked(marked=inbox.mark_read(member, ids=body.ids))
+
+
+@router.get(
+    "/inbox/events",
+    summary="Server-sent events: one `inbox` event per change that concerns the caller",
+    response_class=EventSourceResponse,
+)
+async def inbox_events(request: Request, member: Reader) -> EventSourceResponse:
+    return EventSourceResponse(_stream(request, member), ping=15)
+
+
+async def _stream(request: Request, member: Member) -> AsyncIterator[dict[str, Any]]:
+    with events.bus.subscribe() as queue:
+        # Say when the subscription is live, so a client knows nothing from now is missed.
+        await anyio.to_thread.run_sync(events.bus.listening.wait, 10)
+        yield {"event": "ready", "data": json.dumps({"member": member.handle})}
+        while not await request.is_disconnected():
+            with anyio.move_on_after(1):
+                event = await queue.get()
+                if await anyio.to_thread.run_sync(inbox.concerns, member, event):
+                    data = {"table": event.table, "id": event.id, "op": event.op}
+                    yield {"event": "inbox", "data": json.dumps(data)}
