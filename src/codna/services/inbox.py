@@ -57,16 +57,13 @@ class Inbox:
     unread: int
 
 
-def _pending_links(conn: Connection, actor: Member) -> sa.Select[tuple[int]]:
-    return (
-        sa.select(link_suggestions.c.id)
-        .join(pages, pages.c.id == link_suggestions.c.page_id)
-        .where(
-            link_suggestions.c.status == "pending",
-            pages.c.trashed_at.is_(None),
-            rights(conn, actor).decidable(),
-        )
-    )
+def _pending_links(conn: Connection, actor: Member) -> list[sa.ColumnElement[bool]]:
+    """The WHERE clause of suggested links waiting on the actor, over links joined to pages."""
+    return [
+        link_suggestions.c.status == "pending",
+        pages.c.trashed_at.is_(None),
+        rights(conn, actor).decidable(),
+    ]
 
 
 def pending_decisions(
@@ -81,12 +78,16 @@ def pending_decisions(
     if not 1 <= limit <= MAX_PAGE or offset < 0:
         raise InvalidRequest(f"Ask for 1 to {MAX_PAGE} items from an offset of 0 or more.")
     with database().read() as conn:
-        ids = _pending_links(conn, actor).subquery()
-        total = conn.execute(sa.select(sa.func.count()).select_from(ids)).scalar_one()
+        where = _pending_links(conn, actor)
+        joined = link_suggestions.join(pages, pages.c.id == link_suggestions.c.page_id)
+        total = conn.execute(
+            sa.select(sa.func.count()).select_from(joined).where(*where)
+        ).scalar_one()
         rows = (
             conn.execute(
                 sa.select(link_suggestions)
-                .where(link_suggestions.c.id.in_(sa.select(ids.c.id)))
+                .select_from(joined)
+                .where(*where)
                 .order_by(link_suggestions.c.created_at.desc(), link_suggestions.c.id.desc())
                 .limit(limit)
                 .offset(offset)
