@@ -161,7 +161,7 @@ def test_the_inbox_shows_waiting_links_to_editors_and_decisions_to_the_suggester
     link = links.suggest_link(team.agent, address=A, target=B, reason="Good.")
     for editor in (team.writer, team.admin):
         waiting = inbox.pending_decisions(editor)
-        assert (waiting.total, [w.id for w in waiting.links]) == (1, [link.id])
+        assert (waiting.total, [w.id for w in waiting.suggested_links.items]) == (1, [link.id])
     for bystander in (team.reader, team.stranger, team.agent):
         assert inbox.pending_decisions(bystander).total == 0
     links.decide_link(team.writer, suggestion_id=link.id, decision="reject", reason="Not now.")

@@ -34,7 +34,7 @@ def test_the_migrated_database_matches_the_schema(db: Database) -> None:
 def test_migrating_twice_changes_nothing(db: Database) -> None:
     db.migrate()
     with db.read() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004"
 
 
 def test_sqlite_takes_the_write_lock_at_the_start_of_a_writing_transaction(tmp_path: Path) -> None:

@@ -11,31 +11,49 @@ from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
 from codna.services import events
-from codna.services.access import rights
+from codna.services.access import Rights, rights
 from codna.services.addresses import Address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.events import Event
 from codna.services.links import LinkSuggestion, links_from_rows
 from codna.services.members import Member, names
-from codna.storage.schema import link_suggestions, notifications, pages
+from codna.services.suggestion_views import Suggestion, views
+from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
 
 MAX_PAGE = 200
-KINDS = ("link",)
+KINDS = ("link", "change")
+
+
+@dataclass(frozen=True)
+class LinkGroup:
+    """Suggested links waiting on a member: how many in all, and a page of them."""
+
+    total: int
+    items: tuple[LinkSuggestion, ...]
+
+
+@dataclass(frozen=True)
+class ChangeGroup:
+    """Suggested changes waiting on a member: how many in all, and a page of them, each with
+    its diff and whether it still applies."""
+
+    total: int
+    items: tuple[Suggestion, ...]
 
 
 @dataclass(frozen=True)
 class Pending:
-    """One page of what waits on a member's decision, newest first, and how many in all."""
+    """What waits on a member's decision, newest first in each group, and how many in all."""
 
     total: int
-    links_total: int
-    links: tuple[LinkSuggestion, ...]
+    suggested_links: LinkGroup
+    suggested_changes: ChangeGroup
 
 
 @dataclass(frozen=True)
 class Notification:
-    """A decision on something the member suggested."""
+    """A decision on something the member suggested: a link or a change."""
 
     id: int
     kind: str
@@ -52,57 +70,73 @@ class Notification:
 class Inbox:
     """A member's inbox: the groups waiting on them, and decisions on what they suggested."""
 
-    suggested_links: Pending
+    suggested_links: LinkGroup
+    suggested_changes: ChangeGroup
     decisions: tuple[Notification, ...]
     unread: int
 
 
-def _pending_links(conn: Connection, actor: Member) -> list[sa.ColumnElement[bool]]:
-    """The WHERE clause of suggested links waiting on the actor, over links joined to pages."""
-    return [
-        link_suggestions.c.status == "pending",
-        pages.c.trashed_at.is_(None),
-        rights(conn, actor).decidable(),
-    ]
+def _waiting(table: sa.Table, mine: Rights) -> tuple[sa.FromClause, list[sa.ColumnElement[bool]]]:
+    joined = table.join(pages, pages.c.id == table.c.page_id)
+    return joined, [table.c.status == "pending", pages.c.trashed_at.is_(None), mine.decidable()]
+
+
+def _page_of(
+    conn: Connection, table: sa.Table, mine: Rights, *, limit: int, offset: int
+) -> tuple[int, list[sa.RowMapping]]:
+    joined, where = _waiting(table, mine)
+    total = conn.execute(sa.select(sa.func.count()).select_from(joined).where(*where)).scalar_one()
+    rows = (
+        conn.execute(
+            sa.select(table)
+            .select_from(joined)
+            .where(*where)
+            .order_by(table.c.created_at.desc(), table.c.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        .mappings()
+        .all()
+    )
+    return total, list(rows)
 
 
 def pending_decisions(
     actor: Member, *, kind: str | None = None, limit: int = 50, offset: int = 0
 ) -> Pending:
-    """Suggestions that wait on the actor: on pages they can edit, newest first.
-
-    Raises InvalidRequest (an unknown kind, a bad limit or offset).
-    """
+    """Suggested links and changes that wait on the actor, on pages they can edit, newest first;
+    each group paged by `limit` and `offset`. Raises InvalidRequest."""
     if kind is not None and kind not in KINDS:
         raise InvalidRequest(f"The kinds are {', '.join(KINDS)}.", field="kind")
     if not 1 <= limit <= MAX_PAGE or offset < 0:
         raise InvalidRequest(f"Ask for 1 to {MAX_PAGE} items from an offset of 0 or more.")
     with database().read() as conn:
-        where = _pending_links(conn, actor)
-        joined = link_suggestions.join(pages, pages.c.id == link_suggestions.c.page_id)
-        total = conn.execute(
-            sa.select(sa.func.count()).select_from(joined).where(*where)
-        ).scalar_one()
-        rows = (
-            conn.execute(
-                sa.select(link_suggestions)
-                .select_from(joined)
-                .where(*where)
-                .order_by(link_suggestions.c.created_at.desc(), link_suggestions.c.id.desc())
-                .limit(limit)
-                .offset(offset)
-            )
-            .mappings()
-            .all()
+        mine = rights(conn, actor)
+        empty: tuple[int, list[sa.RowMapping]] = (0, [])
+        links_total, link_rows = (
+            _page_of(conn, link_suggestions, mine, limit=limit, offset=offset)
+            if kind in (None, "link")
+            else empty
         )
-        links = tuple(links_from_rows(conn, rows))
-    return Pending(total=total, links_total=total, links=links)
+        changes_total, change_rows = (
+            _page_of(conn, edit_suggestions, mine, limit=limit, offset=offset)
+            if kind in (None, "change")
+            else empty
+        )
+        return Pending(
+            total=links_total + changes_total,
+            suggested_links=LinkGroup(links_total, tuple(links_from_rows(conn, link_rows))),
+            suggested_changes=ChangeGroup(
+                changes_total, tuple(views(conn, change_rows, mine)) if change_rows else ()
+            ),
+        )
 
 
 def inbox(actor: Member, *, limit: int = 20) -> Inbox:
-    """The actor's inbox: suggested links waiting on them, and decisions on what they
-    suggested, unread first."""
-    waiting = pending_decisions(actor, limit=max(1, min(limit, MAX_PAGE)))
+    """The actor's inbox: suggested links and changes waiting on them, and decisions on what
+    they suggested, unread first."""
+    limit = max(1, min(limit, MAX_PAGE))
+    waiting = pending_decisions(actor, limit=limit)
     with database().read() as conn:
         rows = (
             conn.execute(
@@ -114,7 +148,7 @@ def inbox(actor: Member, *, limit: int = 20) -> Inbox:
                     notifications.c.created_at.desc(),
                     notifications.c.id.desc(),
                 )
-                .limit(max(1, min(limit, MAX_PAGE)))
+                .limit(limit)
             )
             .mappings()
             .all()
@@ -133,13 +167,18 @@ def inbox(actor: Member, *, limit: int = 20) -> Inbox:
             status=r["status"],
             reason=r["reason"],
             decided_by=who.get(r["decided_by"]) if r["decided_by"] else None,
-            suggestion_id=r["link_suggestion_id"],
+            suggestion_id=r["edit_suggestion_id"] or r["link_suggestion_id"],
             created_at=r["created_at"],
             read=r["read_at"] is not None,
         )
         for r in rows
     )
-    return Inbox(suggested_links=waiting, decisions=decisions, unread=unread)
+    return Inbox(
+        suggested_links=waiting.suggested_links,
+        suggested_changes=waiting.suggested_changes,
+        decisions=decisions,
+        unread=unread,
+    )
 
 
 def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
@@ -166,18 +205,19 @@ def concerns(member: Member, event: Event) -> bool:
             owner = conn.execute(
                 sa.select(notifications.c.member_id).where(notifications.c.id == event.id)
             ).scalar()
-            return owner == member.id
-        if event.table == "link_suggestions":
-            row = conn.execute(
-                sa.select(
-                    link_suggestions.c.suggester_id, pages.c.space, pages.c.path, pages.c.created_by
-                )
-                .join(pages, pages.c.id == link_suggestions.c.page_id)
-                .where(link_suggestions.c.id == event.id)
-            ).first()
-            if row is None:
-                return False
-            if row.suggester_id == member.id:
-                return True
-            return rights(conn, member).can_decide(row.space, row.path, row.created_by)
-    return False
+            return bool(owner == member.id)
+        table = {"link_suggestions": link_suggestions, "edit_suggestions": edit_suggestions}.get(
+            event.table
+        )
+        if table is None:
+            return False
+        row = conn.execute(
+            sa.select(table.c.suggester_id, pages.c.space, pages.c.path, pages.c.created_by)
+            .join(pages, pages.c.id == table.c.page_id)
+            .where(table.c.id == event.id)
+        ).first()
+        if row is None:
+            return False
+        if row.suggester_id == member.id:
+            return True
+        return rights(conn, member).can_decide(row.space, row.path, row.created_by)

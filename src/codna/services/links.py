@@ -146,12 +146,16 @@ def access_link(
     """The suggestion, its page A and the actor's rights. Raises NotFound unless the actor is
     its suggester or decides on A."""
     query = sa.select(link_suggestions).where(link_suggestions.c.id == link_id)
-    row = conn.execute(query.with_for_update() if lock else query).mappings().first()
+    row = conn.execute(query).mappings().first()
     missing = NotFound(f"There is no suggested link {link_id}.", suggestion_id=link_id)
     if row is None:
         raise missing
     page_query = sa.select(pages).where(pages.c.id == row["page_id"])
-    page = conn.execute(page_query.with_for_update() if lock else page_query).mappings().one()
+    if lock:  # the page first, then the suggestion: the order every writer takes them in
+        page_query = page_query.with_for_update(key_share=True)
+    page = conn.execute(page_query).mappings().one()
+    if lock:
+        row = conn.execute(query.with_for_update()).mappings().one()
     mine = rights(conn, actor)
     if not _visible(mine, page, row):
         raise missing

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
@@ -39,7 +39,7 @@ from codna.services.revisions import (
     save_revision,
 )
 from codna.storage.database import inserted_id
-from codna.storage.schema import pages, revisions
+from codna.storage.schema import edit_suggestions, pages, revisions
 
 Need = Literal["read", "edit", "manage"]
 MAX_TAGS = 50
@@ -62,6 +62,8 @@ class Page:
     updated_at: datetime
     in_trash: bool
     editable: bool
+    # For the page's editors: how many suggested changes wait on it (None for anyone else).
+    pending_suggestions: int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,8 +116,8 @@ def access_page(
         query = sa.select(pages).where(pages.c.id == address)
     else:
         query = sa.select(pages).where(pages.c.space == address.space, pages.c.path == address.path)
-    if lock:
-        query = query.with_for_update()
+    if lock:  # NO KEY UPDATE: writers queue; rows that merely refer to the page do not
+        query = query.with_for_update(key_share=True)
     row = conn.execute(query).mappings().first()
     mine = rights(conn, actor)
     if row is None or not mine.can_read(row["space"], row["path"], row["created_by"]):
@@ -157,6 +159,19 @@ def page_from_row(conn: Connection, row: RowMapping, mine: Rights) -> Page:
         updated_at=row["updated_at"],
         in_trash=row["trashed_at"] is not None,
         editable=mine.can_edit(row["space"], row["path"], row["created_by"]),
+        pending_suggestions=_pending_count(conn, row["id"])
+        if mine.can_decide(row["space"], row["path"], row["created_by"])
+        else None,
+    )
+
+
+def _pending_count(conn: Connection, page_id: int) -> int:
+    return int(
+        conn.execute(
+            sa.select(sa.func.count()).where(
+                edit_suggestions.c.page_id == page_id, edit_suggestions.c.status == "pending"
+            )
+        ).scalar_one()
     )
 
 
@@ -242,7 +257,7 @@ class Applied:
     body: str
 
 
-def apply_change(row: RowMapping, change: Change) -> Applied:
+def apply_change(row: Mapping[Any, Any], change: Change) -> Applied:
     """The page's title, tags and body after the change. Raises InvalidEdit, TooLarge."""
     body = apply_edits(row["body"], change.edits) if change.edits else row["body"]
     check_body(body)

@@ -10,6 +10,7 @@ from codna.services.context import database
 from codna.services.members import Member, names
 from codna.services.pages import Applied, EditResult, access_page, check_summary, write_revision
 from codna.services.revisions import Revision, revision_from_row, revision_row
+from codna.services.suggestions import mark_reverted
 
 
 def read_revision(actor: Member, *, address: str, version: int) -> Revision:
@@ -57,9 +58,11 @@ def revert_revision(
             )
         after_revert = Applied(title=title, tags=tags, body=body)
         summary = summary or f"Reverted version {version}"
-        return write_revision(
+        result = write_revision(
             conn, row, mine, actor, after=after_revert, summary=summary, kind="revert"
         )
+        mark_reverted(conn, row["id"], version, result.page.version)
+        return result
 
 
 def _undo_value(before: str, after: str, current: str, field: str, version: int) -> str:

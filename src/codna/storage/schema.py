@@ -204,5 +204,53 @@ notifications = sa.Table(
     sa.Column("decided_by", sa.Integer, sa.ForeignKey("members.id")),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("read_at", UTCDateTime),
+    sa.Column(
+        "edit_suggestion_id",
+        sa.Integer,
+        sa.ForeignKey("edit_suggestions.id", ondelete="CASCADE"),
+    ),
 )
 sa.Index("ix_notifications_member_read", notifications.c.member_id, notifications.c.read_at)
+
+edit_suggestions = sa.Table(
+    "edit_suggestions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("base_version", sa.Integer, nullable=False),
+    sa.Column("edits", sa.JSON, nullable=False),
+    sa.Column("title", sa.String(200)),
+    sa.Column("title_was", sa.String(200)),
+    sa.Column("tags_add", sa.JSON, nullable=False),
+    sa.Column("tags_remove", sa.JSON, nullable=False),
+    sa.Column("reason", sa.String(500), nullable=False),
+    sa.Column("suggester_id", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("via", sa.String(100)),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("decided_by", sa.Integer, sa.ForeignKey("members.id")),
+    sa.Column("decided_at", UTCDateTime),
+    sa.Column("decision_reason", sa.String(500)),
+    sa.Column("accepted_version", sa.Integer),
+    sa.Column("reverted_in_version", sa.Integer),
+    sa.Column("diff", sa.Text, nullable=False),
+    sa.Column("edits_hash", sa.String(64), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint(SUGGESTION_STATUSES, name="status"),
+)
+# The same edits block each other on a page while pending or rejected (durable rejection);
+# a withdrawn or accepted suggestion does not.
+sa.Index(
+    "ix_edit_suggestions_open_hash",
+    edit_suggestions.c.page_id,
+    edit_suggestions.c.edits_hash,
+    unique=True,
+    sqlite_where=edit_suggestions.c.status.in_(["pending", "rejected"]),
+    postgresql_where=edit_suggestions.c.status.in_(["pending", "rejected"]),
+)
+sa.Index(
+    "ix_edit_suggestions_suggester", edit_suggestions.c.suggester_id, edit_suggestions.c.status
+)
+sa.Index("ix_edit_suggestions_page", edit_suggestions.c.page_id, edit_suggestions.c.status)
+sa.Index(
+    "ix_edit_suggestions_status_created", edit_suggestions.c.status, edit_suggestions.c.created_at
+)
