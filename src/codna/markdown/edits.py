@@ -1,0 +1,389 @@
+"""The edit language: edits that name their text, applied in order, all or none (SPEC 2).
+
+An edit never carries a new body. It names the text it changes: a `replace` names the old
+text, an insert its anchor, a section edit its heading. A name that is missing from the page
+or names more than one place is refused, not guessed at.
+
+How each op changes the page, exactly:
+
+- `replace`: `old` must occur exactly once; it becomes `new`.
+- `insert_after` / `insert_before`: `text` goes right after / right before the one occurrence
+  of `anchor`, byte for byte; nothing is added around it.
+- `append`: `text` goes at the end of the page. If the page is not empty and does not end
+  with a newline, one is put first; if `text` does not end with a newline, one is added. An
+  empty `text` changes nothing.
+- `replace_section`: everything under the heading, from the line after it (after the
+  underline of a setext heading) down to the next heading of the same or a higher level
+  (so subsections too), becomes `body`. The heading line stays. The result is tidy: the
+  heading, a blank line, `body` without blank lines before or after it, a newline, and a
+  blank line before the heading that follows, if one does. An empty (or blank) `body` leaves
+  the heading alone, with a blank line before the next heading.
+- `delete_section`: the heading and everything under it (subsections too) go. A blank line
+  is kept between the text before it and the heading that follows, if there is text before
+  it; a page that ended with the section ends with a single newline.
+
+Line endings in the page and in every field are normalised to `\\n` first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import ClassVar, Literal
+
+from codna.errors import InvalidEdit, InvalidRequest, TooLarge
+from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
+from codna.markdown.sections import (
+    Heading,
+    SectionAmbiguous,
+    SectionNotFound,
+    find_section,
+    parse_name,
+    trim,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Replace:
+    """`old` occurs exactly once on the page; it becomes `new`."""
+
+    old: str
+    new: str
+    op: ClassVar[Literal["replace"]] = "replace"
+
+
+@dataclass(frozen=True, slots=True)
+class InsertAfter:
+    """`text` goes right after the one occurrence of `anchor`."""
+
+    anchor: str
+    text: str
+    op: ClassVar[Literal["insert_after"]] = "insert_after"
+
+
+@dataclass(frozen=True, slots=True)
+class InsertBefore:
+    """`text` goes right before the one occurrence of `anchor`."""
+
+    anchor: str
+    text: str
+    op: ClassVar[Literal["insert_before"]] = "insert_before"
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    """`text` goes at the end of the page, on a line of its own."""
+
+    text: str
+    op: ClassVar[Literal["append"]] = "append"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceSection:
+    """The content under `heading` becomes `body`; the heading stays."""
+
+    heading: str
+    body: str
+    op: ClassVar[Literal["replace_section"]] = "replace_section"
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteSection:
+    """`heading` and the content under it go."""
+
+    heading: str
+    op: ClassVar[Literal["delete_section"]] = "delete_section"
+
+
+Edit = Replace | InsertAfter | InsertBefore | Append | ReplaceSection | DeleteSection
+
+OPS: dict[str, type[Edit]] = {
+    kind.op: kind
+    for kind in (Replace, InsertAfter, InsertBefore, Append, ReplaceSection, DeleteSection)
+}
+_FIELDS: dict[str, tuple[str, ...]] = {
+    op: tuple(field.name for field in fields(kind)) for op, kind in OPS.items()
+}
+_OP_LIST = ", ".join(OPS)
+
+
+# --- the wire form ---------------------------------------------------------------------------
+
+
+def _kind_of(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _quote_names(names: Sequence[str]) -> str:
+    quoted = [f"'{name}'" for name in names]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _refuse(message: str, index: int) -> InvalidRequest:
+    return InvalidRequest(message, field="edits", edit_index=index)
+
+
+def _parse_one(item: object, index: int) -> Edit:
+    if not isinstance(item, dict):
+        raise _refuse(
+            f"Edit {index} must be an object with an 'op' and its fields, not {_kind_of(item)}.",
+            index,
+        )
+    op = item.get("op")
+    if op is None:
+        raise _refuse(f"Edit {index} has no 'op'; use one of {_OP_LIST}.", index)
+    if not isinstance(op, str) or op not in OPS:
+        shown = json.dumps(op, ensure_ascii=False) if isinstance(op, str) else _kind_of(op)
+        raise _refuse(f"Edit {index} has the unknown op {shown}; use one of {_OP_LIST}.", index)
+    names = _FIELDS[op]
+    extra = [str(key) for key in item if key != "op" and key not in names]
+    if extra:
+        raise _refuse(
+            f"Edit {index} ({op}) has the unknown field{'s' if len(extra) > 1 else ''} "
+            f"{_quote_names(extra)}; {'an' if op[0] in 'ai' else 'a'} {op} takes "
+            f"{_quote_names(names)}.",
+            index,
+        )
+    values: dict[str, str] = {}
+    for name in names:
+        if name not in item:
+            raise _refuse(f"Edit {index} ({op}) is missing the field '{name}'.", index)
+        value = item[name]
+        if not isinstance(value, str):
+            raise _refuse(
+                f"Edit {index} ({op}): the field '{name}' must be a string, not {_kind_of(value)}.",
+                index,
+            )
+        value = normalise_newlines(value)
+        check_text(value, field=name, edit_index=index)
+        values[name] = value
+    return OPS[op](**values)
+
+
+def parse_edits(raw: object) -> list[Edit]:
+    """The edits from their wire form: a list of objects like `{"op": "replace", ...}`.
+
+    Every field has its line endings normalised to `\\n`.
+
+    Raises InvalidRequest (field="edits", and edit_index for a bad edit) for anything but a
+    non-empty list of well-formed edits; TooLarge for more than MAX_EDITS edits
+    (field="edits") or a text field over MAX_TEXT_BYTES (field=<its name>, edit_index).
+    """
+    if not isinstance(raw, list):
+        raise InvalidRequest(
+            "The edits must be a list of objects, each with an 'op' and its fields, not "
+            f"{_kind_of(raw)}.",
+            field="edits",
+        )
+    if not raw:
+        raise InvalidRequest("Give at least one edit.", field="edits")
+    if len(raw) > MAX_EDITS:
+        raise TooLarge(
+            f"There are {len(raw)} edits; at most {MAX_EDITS} can be given at once.",
+            limit=MAX_EDITS,
+            field="edits",
+        )
+    return [_parse_one(item, index) for index, item in enumerate(raw)]
+
+
+def edits_to_wire(edits: Sequence[Edit]) -> list[dict[str, str]]:
+    """The wire form of the edits (the inverse of parse_edits), each with "op" first."""
+    wire: list[dict[str, str]] = []
+    for edit in edits:
+        item: dict[str, str] = {"op": edit.op}
+        for name in _FIELDS[edit.op]:
+            item[name] = getattr(edit, name)
+        wire.append(item)
+    return wire
+
+
+# --- applying --------------------------------------------------------------------------------
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _refusal(edit: Edit, index: int, reason: str, message: str, **more: int) -> InvalidEdit:
+    return InvalidEdit(
+        f"Edit {index} ({edit.op}): {message}", edit_index=index, op=edit.op, reason=reason, **more
+    )
+
+
+def _empty(edit: Edit, index: int, field: str, what: str) -> InvalidEdit:
+    return _refusal(edit, index, "empty_anchor", f"the field '{field}' is empty; give {what}.")
+
+
+def _locate(body: str, text: str, edit: Edit, index: int) -> int:
+    """The offset of the one occurrence of `text` in `body`."""
+    first = body.find(text)
+    if first < 0:
+        raise _refusal(
+            edit,
+            index,
+            "text_not_found",
+            f"the text {_shown(text)} is not on the page. Copy it exactly from the page as "
+            "it is now.",
+        )
+    if body.find(text, first + 1) >= 0:
+        count = max(body.count(text), 2)  # overlapping occurrences count as at least two
+        raise _refusal(
+            edit,
+            index,
+            "ambiguous",
+            f"the text {_shown(text)} occurs {count} times on the page. Include more of the "
+            "text around it, so that it occurs once.",
+            count=count,
+        )
+    return first
+
+
+def _section(body: str, name: str, edit: Edit, index: int) -> Heading:
+    try:
+        return find_section(body, name)
+    except SectionNotFound as missing:
+        hint = ""
+        if missing.suggestions:
+            hint = " Did you mean " + " or ".join(_shown(s) for s in missing.suggestions) + "?"
+        raise _refusal(
+            edit,
+            index,
+            "section_not_found",
+            f"there is no heading {_shown(name)} on the page.{hint}",
+        ) from None
+    except SectionAmbiguous as ambiguous:
+        text = parse_name(name)[-1][1]
+        if ambiguous.hints:
+            advice = "Say which: " + ", ".join(_shown(h) for h in ambiguous.hints) + "."
+        else:
+            advice = (
+                f"Add its level (like {_shown('## ' + text)}) or the heading above it "
+                f"(like {_shown('Parent > ' + text)})."
+            )
+        raise _refusal(
+            edit,
+            index,
+            "section_ambiguous",
+            f"{ambiguous.count} headings are named {_shown(name)}. {advice}",
+            count=ambiguous.count,
+        ) from None
+
+
+def _strip_blank_lines(text: str) -> str:
+    """`text` without blank lines before or after it, and without its final newline."""
+    lines = text.split("\n")
+    first, last = 0, len(lines)
+    while first < last and not lines[first].strip(" \t"):
+        first += 1
+    while last > first and not lines[last - 1].strip(" \t"):
+        last -= 1
+    return "\n".join(lines[first:last])
+
+
+def _splice(body: str, start: int, stop: int, new: str) -> str:
+    """`body` with `body[start:stop]` replaced by `new`.
+
+    A page can be a megabyte and an edit call makes up to a hundred of these: where the text
+    to go occurs first at `start`, str.replace copies the page once instead of three times.
+    """
+    old = body[start:stop]
+    if old and body.find(old) == start:
+        return body.replace(old, new, 1)
+    return body[:start] + new + body[stop:]
+
+
+def _replace_section(body: str, heading: Heading, content: str) -> str:
+    head = body[heading.start : heading.content_start]
+    if not head.endswith("\n"):
+        head += "\n"
+    content = _strip_blank_lines(content)
+    middle = f"\n{content}\n" if content else ""
+    if heading.end < len(body):
+        middle += "\n"  # a blank line before the heading that follows
+    return _splice(body, heading.start, heading.end, head + middle)
+
+
+def _delete_section(body: str, heading: Heading) -> str:
+    start = heading.start
+    if heading.end == len(body):
+        # The page ends with the section: it ends with one newline after what was before.
+        kept = body[:start].rstrip("\n")
+        return _splice(body, len(kept), len(body), "\n" if kept else "")
+    if start and body[max(0, start - 2) : start] != "\n\n":
+        # Keeps the text before from running into the next heading (a setext one would
+        # take it as part of its text).
+        return _splice(body, start, heading.end, "\n")
+    return _splice(body, start, heading.end, "")
+
+
+def _append(body: str, text: str) -> str:
+    if not text:
+        return body
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + text + ("" if text.endswith("\n") else "\n")
+
+
+def _apply(body: str, edit: Edit, index: int) -> str:
+    match edit:
+        case Replace(old=old, new=new):
+            if not old:
+                raise _empty(edit, index, "old", "the exact text to replace")
+            old, new = normalise_newlines(old), normalise_newlines(new)
+            _locate(body, old, edit, index)
+            return body.replace(old, new, 1)  # the one occurrence
+        case InsertAfter(anchor=anchor, text=text) | InsertBefore(anchor=anchor, text=text):
+            if not anchor:
+                raise _empty(edit, index, "anchor", "the exact text to insert next to")
+            anchor, text = normalise_newlines(anchor), normalise_newlines(text)
+            _locate(body, anchor, edit, index)
+            if isinstance(edit, InsertAfter):
+                return body.replace(anchor, anchor + text, 1)  # the one occurrence
+            return body.replace(anchor, text + anchor, 1)
+        case Append(text=text):
+            return _append(body, normalise_newlines(text))
+        case ReplaceSection(heading=name, body=content):
+            name = normalise_newlines(name)
+            if not trim(name):
+                raise _empty(edit, index, "heading", "the heading's text")
+            heading = _section(body, name, edit, index)
+            return _replace_section(body, heading, normalise_newlines(content))
+        case DeleteSection(heading=name):
+            name = normalise_newlines(name)
+            if not trim(name):
+                raise _empty(edit, index, "heading", "the heading's text")
+            return _delete_section(body, _section(body, name, edit, index))
+    raise TypeError(f"not an edit: {edit!r}")  # pragma: no cover - the type says otherwise
+
+
+def apply_edits(body: str, edits: Sequence[Edit]) -> str:
+    """The body after the edits, applied in order (each sees the result of those before).
+
+    All or none: a refusal returns nothing, and there is never a half-edited body.
+
+    Raises InvalidEdit (edit_index, op, reason: text_not_found, ambiguous with count,
+    section_not_found, section_ambiguous with count, or empty_anchor) when an edit does not
+    apply; TooLarge (limit=MAX_BODY_BYTES, field="body") when the result is too big.
+    """
+    result = normalise_newlines(body)
+    for index, edit in enumerate(edits):
+        result = _apply(result, edit, index)
+    check_body(result)
+    return result

@@ -1,0 +1,518 @@
+"""The heading scanner: where each section of a page begins and ends, and how one is named.
+
+What counts as a heading follows CommonMark as markdown-it-py's "commonmark" preset reads it,
+for the shapes a wiki page is made of:
+
+- ATX headings: 0-3 spaces, 1-6 `#`, then a space, a tab or the end of the line;
+- setext headings: a paragraph underlined with `=` (level 1) or `-` (level 2); the paragraph
+  may run over several lines, and the heading starts on its first line;
+- no heading inside fenced code (``` or ~~~, three or more, 0-3 spaces of indent, closed by a
+  fence of the same character at least as long; an unclosed fence runs to the end of the
+  page) or indented code (4 or more columns, not continuing a paragraph);
+- `---` after a blank line, a heading or code is a thematic break, not a heading.
+
+The page is never parsed as a whole, nor split into lines: one regular expression finds the
+few lines that can matter (ATX lines, fence lines, underlines and thematic breaks), and only
+an underline looks back at the lines before it. Only the text of a heading goes through
+markdown-it's inline parser, and only when it holds a character inline Markdown could change.
+Naming one heading by its text (the common case of a section edit) scans only for the ATX
+lines that could carry that text, so a page with thousands of headings costs little more
+than one with a few.
+
+Left out, where CommonMark gets exotic (the scanner does the simple thing below, and the test
+that compares it with markdown-it does not generate these shapes):
+
+- block quotes: `> # Title` is not a heading here;
+- list items: an ATX heading on its own line with 0-3 spaces of indent counts (`  # Title`
+  under an item), one on the marker line (`- # Title`) does not; an underline below a
+  paragraph that begins with or contains a list item or block quote line is never a setext
+  heading (a `---` there is a thematic break); a fence after a list marker (`- `````) is not
+  seen, while an indented fence inside an item is;
+- HTML blocks: a `#` line inside `<div>` ... `</div>` with no blank line counts as a heading;
+- link reference definitions: a heading's text is parsed on its own, so `[text][ref]` keeps its
+  brackets; a definition line is taken as paragraph text.
+
+The body must already have its newlines normalised to `\\n` (limits.normalise_newlines).
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+# CommonMark's whitespace, as markdown-it trims heading text with it.
+_TRIM = (
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_TRIM_IN_LINE = _TRIM.replace("\n", "")
+
+# Characters inline Markdown may change: without any of them a heading's text is itself.
+_MARKUP_CHARS = r"\\&`*_\[<\x00"
+_MARKUP = re.compile(f"[{_MARKUP_CHARS}\n]")
+
+# Every ATX line, and (for naming one heading) only the ATX lines that could have `text`.
+_ANY_ATX = r"(?P<hashes>#{1,6})(?P<rest>[ \t][^\n]*+)?"
+# (Possessive quantifiers: a line that is not a candidate fails without backtracking.)
+_NAMING_ATX = (
+    r"(?P<hashes>#{1,6})(?P<rest>[ \t](?:[" + _TRIM_IN_LINE + r"]*+{text}(?=[" + _TRIM + r"#]|\Z)"
+    r"|[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + r"])[^\n]*+)"
+)
+
+
+def _lines_pattern(atx: str) -> re.Pattern[str]:
+    """The lines that may matter, each found by the newline before it.
+
+    The lookahead keeps the engine from trying the alternatives on the lines that cannot be
+    any of them, which is nearly all.
+    """
+    return re.compile(
+        r"\n {0,3}(?=[#`~=*_-])(?:" + atx + r"|(?P<fence>`{3,})[^`\n]*"
+        r"|(?P<tildes>~{3,})[^\n]*"
+        r"|(?P<underline>=+|-+)[ \t]*"
+        r"|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,}"  # a thematic break
+        r")(?=\n|\Z)"
+    )
+
+
+_ALL_LINES = _lines_pattern(_ANY_ATX)
+
+
+@functools.lru_cache(maxsize=256)
+def _naming_lines(text: str) -> re.Pattern[str]:
+    return _lines_pattern(_NAMING_ATX.replace("{text}", re.escape(text)))
+
+
+@functools.lru_cache(maxsize=8)
+def _atx_up_to(level: int) -> re.Pattern[str]:
+    return re.compile(r"\n {0,3}#{1," + str(level) + r"}(?:[ \t][^\n]*)?(?=\n|\Z)")
+
+
+_ATX_LINE = re.compile(r" {0,3}#{1,6}(?=[ \t\n]|\Z)")
+
+# A line that opens a block quote or a list item, which the scanner does not follow.
+_CONTAINER = re.compile(r" {0,3}(?:>|(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t\n]|\Z))")
+
+_LEVEL_PREFIX = re.compile(r"(#{1,6})[ \t]+(\S.*)", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading and the section it opens.
+
+    `text` is the heading's plain text, `start` the offset where its first line begins,
+    `content_start` where its content begins (after its line, or after a setext underline),
+    `end` where its section ends (the next heading of the same or a higher level, or the end
+    of the page) and `line` the 0-based number of its first line.
+    """
+
+    level: int
+    text: str
+    start: int
+    content_start: int
+    end: int
+    line: int
+
+
+class SectionLookupError(LookupError):
+    """A heading name that does not pick out exactly one heading (the edits module reports it)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class SectionNotFound(SectionLookupError):
+    """No heading has that name; `suggestions` are names of headings that come close."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        super().__init__(name)
+        self.suggestions = suggestions
+
+
+class SectionAmbiguous(SectionLookupError):
+    """Several headings have that name: `count` of them; `hints` name some of them uniquely."""
+
+    def __init__(self, name: str, count: int, hints: list[str]) -> None:
+        super().__init__(name)
+        self.count = count
+        self.hints = hints
+
+
+def trim(text: str) -> str:
+    """The text without CommonMark whitespace around it."""
+    return text.strip(_TRIM)
+
+
+# --- a heading's text ------------------------------------------------------------------------
+
+
+@functools.cache
+def _inline_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _tokens_text(tokens: list[Any]) -> str:
+    parts: list[str] = []
+    for token in tokens:
+        kind = token.type
+        if kind in ("text", "code_inline"):
+            parts.append(token.content)
+        elif kind in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif kind == "image":
+            parts.append(_tokens_text(token.children or []))
+    return "".join(parts)
+
+
+def inline_tokens_text(tokens: list[Any]) -> str:
+    """The plain text of markdown-it inline tokens: text and code kept, markup dropped."""
+    return trim(_tokens_text(tokens))
+
+
+@functools.lru_cache(maxsize=8192)
+def plain_text(raw: str) -> str:
+    """A heading's plain text from its raw Markdown: inline markup stripped, spaces trimmed.
+
+    `**Limits**` is `Limits`, `` `code` `` is `code`, `[text](url)` is `text`; a line break
+    in a multi-line setext heading is a space.
+    """
+    raw = trim(raw)
+    if _MARKUP.search(raw) is None:
+        return raw
+    tokens = _inline_parser().parseInline(raw)
+    return inline_tokens_text(tokens[0].children or [])
+
+
+def _atx_raw(rest: str | None) -> str:
+    # markdown-it's rule: drop trailing spaces, then a run of `#` if a space precedes it.
+    if not rest:
+        return ""
+    text = rest.rstrip(" \t")
+    if text.endswith("#"):
+        without = text.rstrip("#")
+        if without and without[-1] in " \t":
+            text = without
+    return trim(text)
+
+
+# --- the scan --------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _closing_fence(marker: str, length: int) -> re.Pattern[str]:
+    return re.compile(r"\n {0,3}" + re.escape(marker) + "{" + str(length) + r",}[ \t]*(?=\n|\Z)")
+
+
+def _paragraph_start(body: str, low: int, line_start: int) -> int | None:
+    """Where the paragraph an underline at `line_start` would close begins, or None.
+
+    `low` is the start of the first line after the last fence, thematic break or setext
+    heading; an ATX heading on the way also stops the paragraph.
+    """
+    lines: list[tuple[int, bool]] = []  # (start, indented), bottom up
+    end = line_start - 1
+    while end >= low:
+        newline = body.rfind("\n", low, end)
+        start = newline + 1 if newline >= 0 else low
+        line = body[start:end]
+        stripped = line.lstrip(" \t")
+        if not stripped or _ATX_LINE.match(line) is not None:
+            break
+        lead = line[: len(line) - len(stripped)]
+        lines.append((start, "\t" in lead or len(lead) >= 4))
+        if start == low:
+            break
+        end = start - 1
+    paragraph: int | None = None
+    for start, indented in reversed(lines):
+        if indented:
+            continue  # indented code before the paragraph, or a lazy line inside it
+        if paragraph is None:
+            paragraph = start
+        if _CONTAINER.match(body, start) is not None:
+            return None
+    return paragraph
+
+
+class _Outline:
+    """Headings of a body as parallel lists, cheaper than an object per heading.
+
+    A full outline has every heading; one made with a naming pattern has every setext
+    heading but only the ATX headings that could have the name. Both know the fenced code,
+    which is how a section's end is found without the other headings. Ends, parents and line
+    numbers are worked out when asked for.
+    """
+
+    __slots__ = (
+        "_parents",
+        "body",
+        "complete",
+        "content_starts",
+        "fence_ends",
+        "fence_starts",
+        "levels",
+        "raws",
+        "starts",
+        "text",
+    )
+
+    def __init__(self, body: str, pattern: re.Pattern[str] = _ALL_LINES) -> None:
+        self.body = body
+        # With a newline in front, every line of the body starts after one, and the line
+        # that starts at offset k of the body is found by the newline at offset k of `text`.
+        self.text = "\n" + body
+        self.complete = pattern is _ALL_LINES
+        self.levels: list[int] = []
+        self.raws: list[str] = []
+        self.starts: list[int] = []
+        self.content_starts: list[int] = []
+        self.fence_starts: list[int] = []
+        self.fence_ends: list[int] = []
+        self._parents: list[int] | None = None
+        self._scan(pattern)
+
+    def _scan(self, pattern: re.Pattern[str]) -> None:
+        body, text, size = self.body, self.text, len(self.body)
+        levels, raws = self.levels, self.raws
+        starts, content_starts = self.starts, self.content_starts
+        low = 0  # no paragraph reaches back before this offset
+        position = 0
+        while position < size:
+            restart = size
+            for match in pattern.finditer(text, position):
+                line_start = match.start()
+                next_line = match.end()  # the offset in body of the next line
+                hashes = match["hashes"]
+                if hashes is not None:
+                    levels.append(len(hashes))
+                    raws.append(_atx_raw(match["rest"]))
+                    starts.append(line_start)
+                    content_starts.append(min(next_line, size))
+                    continue
+                fence = match["fence"] or match["tildes"]
+                if fence is not None:
+                    closing = _closing_fence(fence[0], len(fence)).search(text, next_line)
+                    restart = low = size if closing is None else closing.end()
+                    self.fence_starts.append(line_start)
+                    self.fence_ends.append(restart)
+                    break
+                underline = match["underline"]
+                if underline is not None:
+                    paragraph = _paragraph_start(body, low, line_start)
+                    if paragraph is not None:
+                        levels.append(1 if underline[0] == "=" else 2)
+                        raws.append(trim(body[paragraph : line_start - 1]))
+                        starts.append(paragraph)
+                        content_starts.append(min(next_line, size))
+                        low = next_line
+                    elif underline[0] == "-" and len(underline) >= 3:
+                        low = next_line  # a thematic break
+                    # otherwise the line is paragraph text
+                    continue
+                low = next_line  # a thematic break
+            position = restart
+
+    def __len__(self) -> int:
+        return len(self.levels)
+
+    @property
+    def parents(self) -> list[int]:
+        if self._parents is None:
+            parents = [-1] * len(self.levels)
+            open_headings: list[int] = []
+            for index, level in enumerate(self.levels):
+                while open_headings and self.levels[open_headings[-1]] >= level:
+                    open_headings.pop()
+                if open_headings:
+                    parents[index] = open_headings[-1]
+                open_headings.append(index)
+            self._parents = parents
+        return self._parents
+
+    def _in_fence(self, offset: int) -> bool:
+        at = bisect.bisect_right(self.fence_starts, offset) - 1
+        return at >= 0 and offset < self.fence_ends[at]
+
+    def end(self, index: int) -> int:
+        level, levels = self.levels[index], self.levels
+        found = len(self.body)
+        for later in range(index + 1, len(levels)):
+            if levels[later] <= level:
+                found = self.starts[later]
+                break
+        if self.complete:
+            return found
+        # An outline made for a name lacks most ATX headings: look for one before `found`.
+        for match in _atx_up_to(level).finditer(self.text, self.content_starts[index], found):
+            if not self._in_fence(match.start()):
+                return match.start()
+        return found
+
+    def text_of(self, index: int) -> str:
+        return plain_text(self.raws[index])
+
+    def heading(self, index: int, line: int | None = None) -> Heading:
+        start = self.starts[index]
+        return Heading(
+            level=self.levels[index],
+            text=self.text_of(index),
+            start=start,
+            content_start=self.content_starts[index],
+            end=self.end(index),
+            line=self.body.count("\n", 0, start) if line is None else line,
+        )
+
+    def headings(self) -> list[Heading]:
+        found: list[Heading] = []
+        line, offset = 0, 0
+        for index, start in enumerate(self.starts):
+            line += self.body.count("\n", offset, start)
+            offset = start
+            found.append(self.heading(index, line))
+        return found
+
+    def text_is(self, index: int, text: str) -> bool:
+        raw = self.raws[index]
+        if _MARKUP.search(raw) is None:
+            return raw == text
+        # Without entities, inline parsing only removes characters (or makes line breaks
+        # spaces): a cheap test rules out most headings before the parser runs.
+        if "&" not in raw and "\x00" not in raw and not set(text) <= set(raw) | {" "}:
+            return False
+        return plain_text(raw) == text
+
+
+def scan_headings(body: str) -> list[Heading]:
+    """The headings of a page, in order, each with the section it opens."""
+    return _Outline(body).headings()
+
+
+# --- naming a heading ------------------------------------------------------------------------
+
+Segment = tuple[int | None, str]
+
+
+def _segment(text: str) -> Segment:
+    text = trim(text)
+    prefixed = _LEVEL_PREFIX.fullmatch(text)
+    if prefixed is None:
+        return None, text
+    return len(prefixed[1]), trim(prefixed[2])
+
+
+def parse_name(name: str) -> list[Segment]:
+    """A heading name as (level or None, text) segments, outermost first.
+
+    `"Decision > ### Limits"` is `[(None, "Decision"), (3, "Limits")]`. The text after a
+    level is taken as it is: `"## Limits ##"` names a heading whose text is `Limits ##`.
+    """
+    return [_segment(part) for part in name.split(">")]
+
+
+def _matches(outline: _Outline, segments: list[Segment]) -> list[int]:
+    *ancestors, (level, text) = segments
+    found: list[int] = []
+    levels = outline.levels
+    for index in range(len(outline)):
+        if level is not None and levels[index] != level:
+            continue
+        if not outline.text_is(index, text):
+            continue
+        if not ancestors:
+            found.append(index)
+            continue
+        parents = outline.parents
+        parent = parents[index]
+        for ancestor_level, ancestor_text in reversed(ancestors):
+            if parent < 0:
+                break
+            if ancestor_level is not None and levels[parent] != ancestor_level:
+                break
+            if not outline.text_is(parent, ancestor_text):
+                break
+            parent = parents[parent]
+        else:
+            found.append(index)
+    return found
+
+
+def _lookup(outline: _Outline, name: str) -> list[int]:
+    segments = parse_name(name)
+    found = _matches(outline, segments)
+    # A heading whose own text holds `>` or starts with `#`s: the whole name as its text,
+    # after a level or not.
+    wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
+    for whole in wholes:
+        if found:
+            break
+        if whole != segments:
+            found = _matches(outline, whole)
+    return found
+
+
+def _unique_name(outline: _Outline, index: int) -> str | None:
+    """A name that picks out just this heading, for a refusal to suggest: parents first."""
+    chain = [index]
+    while len(chain) < 4 and outline.parents[chain[-1]] >= 0:
+        chain.append(outline.parents[chain[-1]])
+    paths = [list(reversed(chain[: depth + 1])) for depth in range(len(chain))]
+    for with_levels in (False, True):
+        for path in paths:
+            name = " > ".join(
+                ("#" * outline.levels[i] + " " if with_levels else "") + outline.text_of(i)
+                for i in path
+            )
+            if _lookup(outline, name) == [index]:
+                return name
+    return None
+
+
+def _find_quickly(body: str, name: str) -> Heading | None:
+    """The heading a one-part name names, from a scan for just that name; None if unsure."""
+    segments = parse_name(name)
+    if len(segments) != 1 or not segments[0][1] or (segments[0][0] is None and ">" in name):
+        return None
+    level, text = segments[0]
+    outline = _Outline(body, _naming_lines(text))
+    found = [
+        index
+        for index in range(len(outline))
+        if (level is None or outline.levels[index] == level) and outline.text_is(index, text)
+    ]
+    return outline.heading(found[0]) if len(found) == 1 else None
+
+
+def find_section(body: str, name: str) -> Heading:
+    """The one heading `name` names, with its section.
+
+    A name is the heading's plain text, optionally with its level (`"### Limits"`) and the
+    headings above it (`"Decision > Limits"`: a Limits whose parent is Decision;
+    `"A > B > C"`: a C under B under A). If nothing matches that reading, the whole name is
+    tried as one heading's text, after a level or not (for a heading whose text holds `>`).
+    Matching is exact.
+
+    Raises SectionNotFound (with close names as suggestions) or SectionAmbiguous (with the
+    count, and names that pick out some of them).
+    """
+    quick = _find_quickly(body, name)
+    if quick is not None:
+        return quick
+    outline = _Outline(body)
+    found = _lookup(outline, name)
+    if len(found) == 1:
+        return outline.heading(found[0])
+    if not found:
+        texts = list(dict.fromkeys(outline.text_of(i) for i in range(len(outline))))
+        wanted = parse_name(name)[-1][1]
+        folded = [text for text in texts if text.casefold() == wanted.casefold()]
+        close = difflib.get_close_matches(wanted, texts, n=3, cutoff=0.6)
+        raise SectionNotFound(name, list(dict.fromkeys(folded + close))[:3])
+    hints = [hint for index in found[:5] if (hint := _unique_name(outline, index)) is not None]
+    raise SectionAmbiguous(name, len(found), hints)
