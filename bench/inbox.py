@@ -68,9 +68,8 @@ def measure(name: str, db: Database, repeat: int) -> None:
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
     p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
-    print(
-        f"{name:>10}  median {statistics.median(times):7.2f} ms   p99 {p99:7.2f} ms   ({repeat} runs)"
-    )
+    median = statistics.median(times)
+    print(f"{name:>10}  median {median:7.2f} ms   p99 {p99:7.2f} ms   ({repeat} runs)")
     db.dispose()
 
 

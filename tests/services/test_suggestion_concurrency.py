@@ -3,6 +3,7 @@ edit, and limits that hold however many suggest at once."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,10 +20,8 @@ def at_once(calls: list[Callable[[], object]], threads: int | None = None) -> li
     barrier = threading.Barrier(min(len(calls), threads or len(calls)))
 
     def run(call: Callable[[], object]) -> object:
-        try:
+        with contextlib.suppress(threading.BrokenBarrierError):  # later calls just run
             barrier.wait(timeout=30)
-        except threading.BrokenBarrierError:
-            pass  # more calls than threads: later ones just run
         try:
             return call()
         except CodnaError as error:
