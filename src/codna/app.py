@@ -16,8 +16,9 @@ from codna.api import admin
 from codna.api import errors as api_errors
 from codna.api import inbox as api_inbox
 from codna.api import pages as api_pages
+from codna.api import suggestions as api_suggestions
 from codna.guards import BodyCap, HostOriginGuard
-from codna.mcp import inbox_tools, tools
+from codna.mcp import inbox_tools, suggestion_tools, tools
 from codna.mcp.server import CodnaMCP, TokenVerifier
 from codna.services import events
 from codna.services.ratelimit import RateLimiter
@@ -36,6 +37,7 @@ def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
     )
     tools.register(server)
     inbox_tools.register(server)
+    suggestion_tools.register(server)
     return server
 
 
@@ -78,6 +80,7 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     app.include_router(api_pages.router, prefix="/api/v1")
     app.include_router(admin.router, prefix="/api/v1")
     app.include_router(api_inbox.router, prefix="/api/v1")
+    app.include_router(api_suggestions.router, prefix="/api/v1")
     app.mount("/", mcp_app)
     guarded = HostOriginGuard(app, hosts=settings.allowed_hosts, origins=settings.allowed_origins)
     return BodyCap(guarded, limit=settings.max_body_bytes)

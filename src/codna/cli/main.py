@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
+from codna.cli import suggestions as suggestions_cli
 from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
 from codna.cli.server import mcp_stdio, serve, token
-from codna.services import access, demo, members, pages, search, transfer
+from codna.services import access, demo, members, pages, search, suggestions, transfer
 from codna.services.members import Member
 
 
@@ -25,6 +26,13 @@ cli.add_command(page)
 cli.add_command(serve)
 cli.add_command(mcp_stdio)
 cli.add_command(token)
+for _command in (
+    suggestions_cli.suggest,
+    suggestions_cli.list_,
+    suggestions_cli.decide,
+    suggestions_cli.withdraw,
+):
+    cli.add_command(_command)
 
 
 @cli.command()
@@ -196,10 +204,21 @@ def demo_(as_json: bool) -> None:
         ada = members.member_by_handle(demo.ADMIN_EMAIL)
         shown = pages.read_page(ada, address=demo.SHOWCASE)
         revisions = pages.history(ada, address=demo.SHOWCASE)
+        waiting = [
+            s
+            for p in pages.list_pages(ada, address="wiki:decisions/")
+            for s in suggestions.list_suggestions(ada, address=p.address, status="pending")
+        ]
         out = Out(as_json)
         out.result(
-            {"page": shown, "history": revisions},
-            lambda: show_page(shown) + "\n\n" + show_history(revisions),
+            {"page": shown, "history": revisions, "suggestions": waiting},
+            lambda: (
+                show_page(shown)
+                + "\n\n"
+                + show_history(revisions)
+                + "\n\nSuggested changes waiting in wiki:decisions/:\n"
+                + "\n".join(suggestions_cli.show(s) for s in waiting)
+            ),
         )
 
 

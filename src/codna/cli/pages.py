@@ -27,6 +27,18 @@ def read_input(source: str, what: str) -> str:
         raise InvalidRequest(f"Cannot read the {what} from {source}: {error.strerror}.") from None
 
 
+def read_edits(source: str) -> object:
+    """A JSON list of edits (or an object with an "edits" list) from a file or stdin."""
+    text = read_input(source, "edits")
+    try:
+        edits = json.loads(text) if text.strip() else []
+    except json.JSONDecodeError as error:
+        raise InvalidRequest(f"The edits are not valid JSON: {error}.", field="edits") from None
+    if isinstance(edits, dict) and "edits" in edits:
+        return edits["edits"]
+    return edits
+
+
 def show_page(p: Page) -> str:
     head = f"{p.address} · {p.title} · version {p.version}"
     if p.version != p.latest_version:
@@ -125,17 +137,10 @@ def edit(
     actor: Callable[[], Member],
 ) -> None:
     """Apply edits that name their text, all or none."""
-    text = read_input(edits_file, "edits")
-    try:
-        edits = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError as error:
-        raise InvalidRequest(f"The edits are not valid JSON: {error}.", field="edits") from None
-    if isinstance(edits, dict) and "edits" in edits:
-        edits = edits["edits"]
     result = pages.edit_page(
         actor(),
         address=address,
-        edits=edits,
+        edits=read_edits(edits_file),
         title=title,
         tags_add=split_tags(add_tags),
         tags_remove=split_tags(remove_tags),

@@ -55,11 +55,14 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool(annotations=READ)
     def pending_decisions(
-        kind: Annotated[Literal["link"] | None, Field(description="Only this kind.")] = None,
+        kind: Annotated[
+            Literal["link", "change"] | None, Field(description="Only this kind.")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 50,
         offset: Annotated[int, Field(ge=0)] = 0,
     ) -> Pending:
-        """What waits on your decision, on pages you can edit, newest first, with the total."""
+        """What waits on your decision on pages you can edit: suggested links and suggested
+        changes (each with its diff and whether it still applies), newest first, with totals."""
         return inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
 
     @server.tool(name="inbox", annotations=READ)

@@ -37,6 +37,9 @@ AGENT_TOOLS = frozenset(
         "create_document",
         "edit_document",
         "suggest_link",
+        "suggest_edit",
+        "list_suggestions",
+        "withdraw_suggestion",
         "inbox",
     }
 )

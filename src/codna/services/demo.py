@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from codna.services import access, members, pages, transfer
+from codna.services import access, members, pages, suggestions, transfer
 from codna.services.context import database
 from codna.services.members import Member
 from codna.storage.schema import members as members_table
@@ -126,4 +126,46 @@ def build_demo() -> Member:
         documents=[transfer.Document("interview-notes.md", _SOURCE)],
         folder="raw:sources/",
     )
+    _agent_suggests(ada, ben, members.member_by_handle(AGENT_NAME))
     return ada
+
+
+def _agent_suggests(ada: Member, ben: Member, agent: Member) -> None:
+    """What decision-check left: one suggestion that applies, one gone stale, one rejected."""
+    suggestions.suggest_edit(
+        agent,
+        address=SHOWCASE,
+        edits=[
+            {
+                "op": "insert_before",
+                "anchor": "## Consequences",
+                "text": "## What changed\n\nPages moved from the shared drive into CoDNA.\n\n",
+            }
+        ],
+        reason="A decision record says what changed; this one has no What changed section.",
+    )
+    suggestions.suggest_edit(
+        agent,
+        address="wiki:decisions/0002-agents-suggest",
+        edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}],
+        reason="The team adopted this on 2026-11-27; the status line still says Proposed.",
+    )
+    pages.edit_page(
+        ben,
+        address="wiki:decisions/0002-agents-suggest",
+        edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Under review"}],
+        summary="It is under review, not accepted yet",
+    )
+    rejected = suggestions.suggest_edit(
+        agent,
+        address=SHOWCASE,
+        edits=[{"op": "delete_section", "heading": "Alternatives"}],
+        reason="The Alternatives section names only one option; a record should list several.",
+    ).suggestion
+    assert rejected is not None
+    suggestions.decide_edit_suggestion(
+        ada,
+        suggestion_id=rejected.id,
+        decision="reject",
+        reason="One alternative is all we considered; say so rather than delete it.",
+    )
