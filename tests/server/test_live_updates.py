@@ -1,0 +1,137 @@
+"""Live updates across processes: two `codna serve` on one PostgreSQL database; a link
+suggested through the first reaches an SSE client of the second within a second, and an editor
+of another page receives nothing. On SQLite (one process) the in-process bus does the same."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from codna.services import access, members, pages, tokens
+from codna.services.context import use_database
+from codna.storage.database import Database
+from tests.conftest import ENGINES
+from tests.server.conftest import Server, fresh_database, running_server, seed, unique
+
+SECOND = 1.0
+
+
+class EventStream:
+    """An SSE client on a thread: `ready` once subscribed, then each `inbox` event's data."""
+
+    def __init__(self, base: str, token: str) -> None:
+        self.events: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self.ready = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(base, token), daemon=True)
+        self._thread.start()
+        assert self.ready.wait(15), "the event stream never said it was ready"
+
+    def _run(self, base: str, token: str) -> None:
+        headers = {"Authorization": f"Bearer {token}"}
+        timeout = httpx.Timeout(5, read=None)
+        with httpx.stream(
+            "GET", f"{base}/api/v1/inbox/events", headers=headers, timeout=timeout
+        ) as r:
+            kind = None
+            for line in r.iter_lines():
+                if self._stop.is_set():
+                    return
+                if line.startswith("event:"):
+                    kind = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and kind == "ready":
+                    self.ready.set()
+                elif line.startswith("data:") and kind == "inbox":
+                    self.events.put((time.monotonic(), json.loads(line.split(":", 1)[1])))
+
+    def next(self, within: float) -> tuple[float, dict[str, Any]] | None:
+        try:
+            return self.events.get(timeout=within)
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+@contextmanager
+def stream(base: str, token: str) -> Iterator[EventStream]:
+    events = EventStream(base, token)
+    try:
+        yield events
+    finally:
+        events.close()
+
+
+def add_page_editor(url: str, page: str) -> str:
+    """Olga, who can edit one other page only; her token."""
+    db = Database(url)
+    use_database(db)
+    try:
+        admin = members.member_by_handle("ada@example.com")
+        members.add_person(admin, email="olga@example.com", name="Olga")
+        access.share(admin, address=page, member="olga@example.com", level="write")
+        return tokens.create_token(admin, member="olga@example.com").secret
+    finally:
+        use_database(None)
+        db.dispose()
+
+
+def make_pages(url: str) -> tuple[str, str, str]:
+    db = Database(url)
+    use_database(db)
+    try:
+        admin = members.member_by_handle("ada@example.com")
+        a, b, other = unique("wiki:live/"), unique("wiki:live/"), unique("wiki:elsewhere/")
+        for address in (a, b, other):
+            pages.create_page(admin, address=address, title=address, body="Text.\n")
+        return a, b, other
+    finally:
+        use_database(None)
+        db.dispose()
+
+
+def suggest_link(server: Server, a: str, b: str) -> float:
+    with server.api("agent") as client:
+        sent = time.monotonic()
+        made = client.post("/api/v1/links", json={"address": a, "target": b, "reason": "Related."})
+    assert made.status_code == 201, made.text
+    return sent
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_suggested_link_wakes_the_editors_stream_within_a_second_and_no_one_else(
+    engine: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with fresh_database(engine, request, tmp_path_factory) as url:
+        workspace = seed(url, spare=())
+        a, b, other = make_pages(url)
+        olga = add_page_editor(url, other)
+        logs: Path = tmp_path_factory.mktemp("live")
+        with running_server(workspace, engine, logs) as first:
+            second = first
+            if engine == "postgresql":  # a second process on the same database
+                stack = running_server(workspace, engine, logs)
+                second = stack.__enter__()
+                request.addfinalizer(lambda: stack.__exit__(None, None, None))
+            assert second.port != first.port or engine == "sqlite"
+            with (
+                stream(second.base, workspace.tokens["writer"]) as editor,
+                stream(second.base, olga) as bystander,
+            ):
+                sent = suggest_link(first, a, b)
+                got = editor.next(within=5)
+                assert got is not None, "the editor's stream heard nothing"
+                arrived, data = got
+                assert data["table"] == "link_suggestions" and data["op"] == "insert"
+                assert arrived - sent < SECOND, f"took {arrived - sent:.3f} s"
+                assert bystander.next(within=1.5) is None
