@@ -9,7 +9,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -117,13 +117,14 @@ def test_a_suggested_link_wakes_the_editors_stream_within_a_second_and_no_one_el
         a, b, other = make_pages(url)
         olga = add_page_editor(url, other)
         logs: Path = tmp_path_factory.mktemp("live")
-        with running_server(workspace, engine, logs) as first:
-            second = first
-            if engine == "postgresql":  # a second process on the same database
-                stack = running_server(workspace, engine, logs)
-                second = stack.__enter__()
-                request.addfinalizer(lambda: stack.__exit__(None, None, None))
-            assert second.port != first.port or engine == "sqlite"
+        with ExitStack() as servers:
+            first = servers.enter_context(running_server(workspace, engine, logs))
+            # On PostgreSQL a second process on the same database; SQLite serves one process.
+            second = (
+                servers.enter_context(running_server(workspace, engine, logs))
+                if engine == "postgresql"
+                else first
+            )
             with (
                 stream(second.base, workspace.tokens["writer"]) as editor,
                 stream(second.base, olga) as bystander,
