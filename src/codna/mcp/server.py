@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
-from codna.errors import CodnaError, InvalidRequest, Unauthenticated
+from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated
 from codna.services import tokens
 from codna.services.members import Member
 from codna.services.ratelimit import RateLimiter
@@ -130,8 +130,10 @@ class CodnaMCP(MCPServer[Any]):
     ) -> Any:
         try:
             caller = self.caller()
-            if not self.may_use(caller.member, name):
-                raise ToolError(f"Unknown tool: {name}")
+            known = {tool.name for tool in await super().list_tools()}
+            if name not in known or not self.may_use(caller.member, name):
+                # A hidden tool is refused exactly like one that does not exist.
+                raise NotFound(f"There is no tool named {name}.", tool=name)
             self.limiter.hit(f"token:{caller.token_id}")
             return await super().call_tool(name, arguments, context)
         except CodnaError as error:
