@@ -133,7 +133,7 @@ class CodnaMCP(MCPServer[Any]):
             known = {tool.name for tool in await super().list_tools()}
             if name not in known or not self.may_use(caller.member, name):
                 # A hidden tool is refused exactly like one that does not exist.
-                raise NotFound(f"There is no tool named {name}.", tool=name)
+                raise NotFound("There is no such tool; tools/list shows the ones you may use.")
             self.limiter.hit(f"token:{caller.token_id}")
             return await super().call_tool(name, arguments, context)
         except CodnaError as error:
