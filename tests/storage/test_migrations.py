@@ -1,4 +1,5 @@
-"""The migrations build exactly the tables of schema.py, on SQLite and on PostgreSQL."""
+"""The migrations build exactly the tables of schema.py, on SQLite and on PostgreSQL, and the
+ones that add a feature only add."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 
 from codna.storage import schema
-from codna.storage.database import Database
+from codna.storage.database import MIGRATIONS, Database
+from tests.conftest import drop_postgres, postgres_copy
 
 SEARCH_TABLES = {"page_search"}
+HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
 def _not_search(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
@@ -34,7 +38,49 @@ def test_the_migrated_database_matches_the_schema(db: Database) -> None:
 def test_migrating_twice_changes_nothing(db: Database) -> None:
     db.migrate()
     with db.read() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0004"
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == HEAD
+
+
+def _shape(db: Database) -> dict[str, dict[str, str]]:
+    inspector = sa.inspect(db.engine)
+    return {
+        table: {
+            c["name"]: f"{c['type']} null={c['nullable']}" for c in inspector.get_columns(table)
+        }
+        for table in inspector.get_table_names()
+        if table != "alembic_version" and not table.startswith("page_search")
+    }
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_the_suggested_changes_migration_only_adds(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if engine == "sqlite":
+        db, name = Database(f"sqlite:///{tmp_path / 'adds.db'}"), None
+    else:
+        # An empty copy: the template is migrated already, so start from a fresh database.
+        template = request.getfixturevalue("postgres_template")
+        db, name = postgres_copy(template)
+        with db.engine.connect() as conn:
+            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+            conn.execute(sa.text("CREATE SCHEMA public"))
+            conn.commit()
+    try:
+        db.migrate("0003")
+        before = _shape(db)
+        db.migrate("0004")
+        after = _shape(db)
+        assert "edit_suggestions" in after and "edit_suggestions" not in before
+        for table, columns in before.items():
+            kept = {column: after[table][column] for column in columns}
+            assert kept == columns, table  # every table and column as it was
+        added = {t: set(c) - set(before.get(t, {})) for t, c in after.items()}
+        assert added["notifications"] == {"edit_suggestion_id"}
+    finally:
+        db.dispose()
+        if name:
+            drop_postgres(name)
 
 
 def test_sqlite_takes_the_write_lock_at_the_start_of_a_writing_transaction(tmp_path: Path) -> None:

@@ -76,8 +76,9 @@ class Database:
         for callback in callbacks:
             callback()
 
-    def migrate(self) -> None:
-        """Bring the schema up to the newest migration (run on start; safe to run twice)."""
+    def migrate(self, revision: str = "head") -> None:
+        """Bring the schema up to the newest migration, or to `revision` (run on start; safe
+        to run twice)."""
         with self.engine.connect() as conn:
             if not self.is_sqlite:
                 conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": _MIGRATION_LOCK})
@@ -87,7 +88,7 @@ class Database:
                 config.set_main_option("script_location", str(MIGRATIONS))
                 config.attributes["connection"] = conn
                 config.attributes["target_metadata"] = schema.metadata
-                command.upgrade(config, "head")
+                command.upgrade(config, revision)
                 conn.commit()
             finally:
                 if not self.is_sqlite:
