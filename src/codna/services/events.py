@@ -81,6 +81,7 @@ async def relay_database_events() -> None:
     if db.is_sqlite:
         bus.listening.set()
         return
+    bus.listening.clear()  # until this process's listener is in place
 
     def handle(payload: dict[str, Any]) -> None:
         bus.publish(Event(str(payload["table"]), int(payload["id"]), str(payload["op"])))
