@@ -15,6 +15,8 @@ from codna.markdown.sections import (
     _Outline,
     find_section,
     inline_tokens_text,
+    parse_name,
+    plain_text,
     scan_headings,
 )
 
@@ -209,17 +211,90 @@ def test_the_scanner_agrees_with_markdown_it_on_generated_pages(body: str) -> No
     assert ours == _markdown_it_headings(body)
 
 
-@settings(max_examples=200, deadline=None)
-@given(generated_pages, st.data())
-def test_naming_one_heading_finds_what_the_full_scan_finds(body: str, data: st.DataObject) -> None:
-    # A one-part name is looked up by a scan for just that name; it must agree with the
-    # outline of every heading, section end included.
-    headings = scan_headings(body)
-    texts = [h.text for h in headings if h.text] + ["Limits", "A", "nothing"]
-    text = data.draw(st.sampled_from(texts))
-    levels = [f"{'#' * h.level} " for h in headings if h.text == text]
-    name = data.draw(st.sampled_from(["", *levels])) + text
+def _full_scan_answer(body: str, name: str) -> tuple[int, int, int, int, str] | None:
     outline = _Outline(body)
     found = _lookup(outline, name)
-    expected = outline.heading(found[0]) if len(found) == 1 and ">" not in name else None
-    assert _find_quickly(body, name) == expected  # None: left to the full scan
+    if len(found) != 1:
+        return None
+    heading = outline.heading(found[0])
+    return heading.start, heading.content_start, heading.end, heading.level, heading.text
+
+
+def _fast_answer(body: str, name: str) -> tuple[int, int, int, int, str] | None:
+    quick = _find_quickly(body, name)
+    if quick is None:
+        return None
+    (start, level, raw, content_start), end = quick
+    return start, content_start, end, level, plain_text(raw)
+
+
+def _names(body: str, data: st.DataObject) -> str:
+    """A name for one of the page's headings: its text, with its level or its ancestors."""
+    outline = _Outline(body)
+    choices = [*range(len(outline)), -1]
+    index = data.draw(st.sampled_from(choices))
+    if index < 0:
+        return data.draw(st.sampled_from(["Limits", "A", "nothing", "A > B", "## A > B"]))
+    parts: list[str] = []
+    at = index
+    depth = data.draw(st.integers(0, 3))
+    while at >= 0 and len(parts) <= depth:
+        prefix = data.draw(st.sampled_from(["", f"{'#' * outline.levels[at]} "]))
+        parts.append(prefix + outline.text_of(at))
+        at = outline.parents[at]
+    return " > ".join(reversed(parts))
+
+
+_setext_lines = st.sampled_from(["Title", "Limits", "A > B", "**A**", "- item", "> quote", "  x"])
+busy_pages = st.builds(
+    lambda lines, end: "\n".join(lines) + end,
+    st.lists(
+        st.one_of(_atx, _paragraph, _underline, _fence, _indented, _blank, _setext_lines),
+        max_size=40,
+    ),
+    st.sampled_from(["", "\n"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(generated_pages, busy_pages), st.data())
+def test_the_fast_path_finds_what_the_full_scan_finds(body: str, data: st.DataObject) -> None:
+    # Any name (plain, with a level, with ancestors) is looked up first without the full
+    # scan; when it answers, it must be the full scan's answer, the section's end included,
+    # and it must answer whenever the full scan finds exactly one heading.
+    name = _names(body, data)
+    expected = _full_scan_answer(body, name)
+    fast = _fast_answer(body, name)
+    if fast is None and expected is not None:
+        assert not parse_name(name)[-1][1]  # a heading with no text is left to the full scan
+    else:
+        assert fast == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "# A\n```\n# B\n~~~\n```\n# B\n~~~\n## C\n~~~\n# D\n",
+        "~~~\n```\n~~~\n# A\n```\n# B\n```\n## C\n",
+        "A\n===\nB\n---\n\n---\nC\n---\n- x\n---\n## D\n",
+        "# A\n    ## B\n  ## C\n para\n  ---\n### D\n",
+        "# A\npara\n***\nB\n===\n## C\n```\nD\n===\n```\n## D\n",
+        "# A\n" + "text\n" * 5000 + "## B\n" + "x\n" * 3000 + "### C\nend\n",
+    ],
+)
+def test_the_fast_path_agrees_on_every_name_of_these_pages(body: str) -> None:
+    outline = _Outline(body)
+    for index in range(len(outline)):
+        chain = [index]
+        while outline.parents[chain[-1]] >= 0:
+            chain.append(outline.parents[chain[-1]])
+        for depth in range(len(chain)):
+            path = list(reversed(chain[: depth + 1]))
+            for with_levels in (False, True):
+                name = " > ".join(
+                    ("#" * outline.levels[i] + " " if with_levels else "") + outline.text_of(i)
+                    for i in path
+                )
+                expected = _full_scan_answer(body, name)
+                assert expected is not None, name
+                assert _fast_answer(body, name) == expected, name

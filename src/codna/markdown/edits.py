@@ -35,13 +35,15 @@ from typing import ClassVar, Literal
 from codna.errors import InvalidEdit, InvalidRequest, TooLarge
 from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
 from codna.markdown.sections import (
-    Heading,
     SectionAmbiguous,
     SectionNotFound,
-    find_section,
     parse_name,
+    section_bounds,
     trim,
 )
+
+# A section: where its heading starts, where its content starts and where it ends.
+_Bounds = tuple[int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,9 +257,9 @@ def _locate(body: str, text: str, edit: Edit, index: int) -> int:
     return first
 
 
-def _section(body: str, name: str, edit: Edit, index: int) -> Heading:
+def _section(body: str, name: str, edit: Edit, index: int) -> _Bounds:
     try:
-        return find_section(body, name)
+        return section_bounds(body, name)
     except SectionNotFound as missing:
         hint = ""
         if missing.suggestions:
@@ -309,28 +311,29 @@ def _splice(body: str, start: int, stop: int, new: str) -> str:
     return body[:start] + new + body[stop:]
 
 
-def _replace_section(body: str, heading: Heading, content: str) -> str:
-    head = body[heading.start : heading.content_start]
+def _replace_section(body: str, heading: _Bounds, content: str) -> str:
+    start, content_start, end = heading
+    head = body[start:content_start]
     if not head.endswith("\n"):
         head += "\n"
     content = _strip_blank_lines(content)
     middle = f"\n{content}\n" if content else ""
-    if heading.end < len(body):
+    if end < len(body):
         middle += "\n"  # a blank line before the heading that follows
-    return _splice(body, heading.start, heading.end, head + middle)
+    return _splice(body, start, end, head + middle)
 
 
-def _delete_section(body: str, heading: Heading) -> str:
-    start = heading.start
-    if heading.end == len(body):
+def _delete_section(body: str, heading: _Bounds) -> str:
+    start, _, end = heading
+    if end == len(body):
         # The page ends with the section: it ends with one newline after what was before.
         kept = body[:start].rstrip("\n")
         return _splice(body, len(kept), len(body), "\n" if kept else "")
     if start and body[max(0, start - 2) : start] != "\n\n":
         # Keeps the text before from running into the next heading (a setext one would
         # take it as part of its text).
-        return _splice(body, start, heading.end, "\n")
-    return _splice(body, start, heading.end, "")
+        return _splice(body, start, end, "\n")
+    return _splice(body, start, end, "")
 
 
 def _append(body: str, text: str) -> str:

@@ -57,13 +57,8 @@ _TRIM_IN_LINE = _TRIM.replace("\n", "")
 _MARKUP_CHARS = r"\\&`*_\[<\x00"
 _MARKUP = re.compile(f"[{_MARKUP_CHARS}\n]")
 
-# Every ATX line, and (for naming one heading) only the ATX lines that could have `text`.
+# Every ATX line.
 _ANY_ATX = r"(?P<hashes>#{1,6})(?P<rest>[ \t][^\n]*+)?"
-# (Possessive quantifiers: a line that is not a candidate fails without backtracking.)
-_NAMING_ATX = (
-    r"(?P<hashes>#{1,6})(?P<rest>[ \t](?:[" + _TRIM_IN_LINE + r"]*+{text}(?=[" + _TRIM + r"#]|\Z)"
-    r"|[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + r"])[^\n]*+)"
-)
 
 
 def _lines_pattern(atx: str) -> re.Pattern[str]:
@@ -82,17 +77,6 @@ def _lines_pattern(atx: str) -> re.Pattern[str]:
 
 
 _ALL_LINES = _lines_pattern(_ANY_ATX)
-
-
-@functools.lru_cache(maxsize=256)
-def _naming_lines(text: str) -> re.Pattern[str]:
-    return _lines_pattern(_NAMING_ATX.replace("{text}", re.escape(text)))
-
-
-@functools.lru_cache(maxsize=8)
-def _atx_up_to(level: int) -> re.Pattern[str]:
-    return re.compile(r"\n {0,3}#{1," + str(level) + r"}(?:[ \t][^\n]*)?(?=\n|\Z)")
-
 
 _ATX_LINE = re.compile(r" {0,3}#{1,6}(?=[ \t\n]|\Z)")
 
@@ -202,6 +186,17 @@ def _atx_raw(rest: str | None) -> str:
     return trim(text)
 
 
+def _text_is(raw: str, text: str) -> bool:
+    """Whether the heading with this raw text has the plain text `text`."""
+    if _MARKUP.search(raw) is None:
+        return raw == text
+    # Without entities, inline parsing only removes characters (or makes line breaks
+    # spaces): a cheap test rules out most headings before the parser runs.
+    if "&" not in raw and "\x00" not in raw and not set(text) <= set(raw) | {" "}:
+        return False
+    return plain_text(raw) == text
+
+
 # --- the scan --------------------------------------------------------------------------------
 
 
@@ -242,41 +237,24 @@ def _paragraph_start(body: str, low: int, line_start: int) -> int | None:
 
 
 class _Outline:
-    """Headings of a body as parallel lists, cheaper than an object per heading.
+    """Every heading of a body as parallel lists, cheaper than an object per heading.
 
-    A full outline has every heading; one made with a naming pattern has every setext
-    heading but only the ATX headings that could have the name. Both know the fenced code,
-    which is how a section's end is found without the other headings. Ends, parents and line
-    numbers are worked out when asked for.
+    Ends, parents and line numbers are worked out when asked for.
     """
 
-    __slots__ = (
-        "_parents",
-        "body",
-        "complete",
-        "content_starts",
-        "fence_ends",
-        "fence_starts",
-        "levels",
-        "raws",
-        "starts",
-        "text",
-    )
+    __slots__ = ("_parents", "body", "content_starts", "levels", "raws", "starts", "text")
 
-    def __init__(self, body: str, pattern: re.Pattern[str] = _ALL_LINES) -> None:
+    def __init__(self, body: str) -> None:
         self.body = body
         # With a newline in front, every line of the body starts after one, and the line
         # that starts at offset k of the body is found by the newline at offset k of `text`.
         self.text = "\n" + body
-        self.complete = pattern is _ALL_LINES
         self.levels: list[int] = []
         self.raws: list[str] = []
         self.starts: list[int] = []
         self.content_starts: list[int] = []
-        self.fence_starts: list[int] = []
-        self.fence_ends: list[int] = []
         self._parents: list[int] | None = None
-        self._scan(pattern)
+        self._scan(_ALL_LINES)
 
     def _scan(self, pattern: re.Pattern[str]) -> None:
         body, text, size = self.body, self.text, len(self.body)
@@ -300,8 +278,6 @@ class _Outline:
                 if fence is not None:
                     closing = _closing_fence(fence[0], len(fence)).search(text, next_line)
                     restart = low = size if closing is None else closing.end()
-                    self.fence_starts.append(line_start)
-                    self.fence_ends.append(restart)
                     break
                 underline = match["underline"]
                 if underline is not None:
@@ -336,24 +312,12 @@ class _Outline:
             self._parents = parents
         return self._parents
 
-    def _in_fence(self, offset: int) -> bool:
-        at = bisect.bisect_right(self.fence_starts, offset) - 1
-        return at >= 0 and offset < self.fence_ends[at]
-
     def end(self, index: int) -> int:
         level, levels = self.levels[index], self.levels
-        found = len(self.body)
         for later in range(index + 1, len(levels)):
             if levels[later] <= level:
-                found = self.starts[later]
-                break
-        if self.complete:
-            return found
-        # An outline made for a name lacks most ATX headings: look for one before `found`.
-        for match in _atx_up_to(level).finditer(self.text, self.content_starts[index], found):
-            if not self._in_fence(match.start()):
-                return match.start()
-        return found
+                return self.starts[later]
+        return len(self.body)
 
     def text_of(self, index: int) -> str:
         return plain_text(self.raws[index])
@@ -379,14 +343,7 @@ class _Outline:
         return found
 
     def text_is(self, index: int, text: str) -> bool:
-        raw = self.raws[index]
-        if _MARKUP.search(raw) is None:
-            return raw == text
-        # Without entities, inline parsing only removes characters (or makes line breaks
-        # spaces): a cheap test rules out most headings before the parser runs.
-        if "&" not in raw and "\x00" not in raw and not set(text) <= set(raw) | {" "}:
-            return False
-        return plain_text(raw) == text
+        return _text_is(self.raws[index], text)
 
 
 def scan_headings(body: str) -> list[Heading]:
@@ -474,19 +431,360 @@ def _unique_name(outline: _Outline, index: int) -> str | None:
     return None
 
 
-def _find_quickly(body: str, name: str) -> Heading | None:
-    """The heading a one-part name names, from a scan for just that name; None if unsure."""
-    segments = parse_name(name)
-    if len(segments) != 1 or not segments[0][1] or (segments[0][0] is None and ">" in name):
+# --- naming one heading without the full scan ------------------------------------------------
+#
+# The full scan takes a Python step for every heading, which on a page of a megabyte and
+# thousands of headings is tens of milliseconds. A section edit names one heading, and the
+# fast path below finds it, its ancestors and where its section ends with a few passes of
+# regular expressions that each begin with a literal (which the engine looks for at C
+# speed), and Python work only for the lines that could be the ones named:
+#
+# - fenced code: each block found by one search for its opening fence and its closing one,
+#   only as far down the page as a question needs (the state of a line depends only on the
+#   fence lines above it);
+# - ATX lines without indent: one pass for those that could carry the name (its text, or
+#   inline markup), and for ancestors and ends searches near the heading;
+# - indented ATX lines and underlines (rare): all of them, from three passes;
+# - a setext heading: an underline is decided by replaying the full scan over the few lines
+#   above it, from the last blank or ATX line or fence before it (nothing earlier changes
+#   what the scan makes of them).
+#
+# A name it cannot decide (an empty text, or fences of both kinds nested in each other over
+# and over) is left to the full scan, as is every name that does not pick out exactly one
+# heading (the refusal needs the whole outline for its hints), so it never answers
+# differently from the full scan; a test compares the two on generated pages.
+
+
+def _after_indent(literal: str) -> str:
+    """`literal` at the start of a line, after 0-3 spaces: found by the literal, then checked."""
+    escaped = re.escape(literal)
+    behind = "|".join(f"(?<=\\n{' ' * spaces}{escaped})" for spaces in range(4))
+    return f"{escaped}(?:{behind})"
+
+
+# A fenced block: its opening line and, if it has one, its closing line (the first line after
+# it with a fence of the same character at least as long, and nothing else).
+_FENCE_BLOCKS = (
+    re.compile(
+        _after_indent("```") + r"(`*+)[^`\n]*+(?=\n|\Z)"
+        r"(?P<closed>(?:\n[^\n]*+)*?\n {0,3}```\1`*+[ \t]*+(?=\n|\Z))?"
+    ),
+    re.compile(
+        _after_indent("~~~") + r"(~*+)[^\n]*+"
+        r"(?P<closed>(?:\n[^\n]*+)*?\n {0,3}~~~\1~*+[ \t]*+(?=\n|\Z))?"
+    ),
+)
+_INDENTED_LINES = re.compile(
+    r"\n  {0,2}(?:(?P<hashes>#{1,6})(?P<rest>[ \t][^\n]*+)?|(?P<underline>=+|-+)[ \t]*+)(?=\n|\Z)"
+)
+_UNDERLINES = (re.compile(r"\n==*+[ \t]*+(?=\n|\Z)"), re.compile(r"\n--*+[ \t]*+(?=\n|\Z)"))
+_MAX_FENCE_RESTARTS = 16
+
+
+@functools.lru_cache(maxsize=256)
+def _naming_atx(level: int | None, text: str) -> re.Pattern[str]:
+    """The ATX lines without indent that could have `text`: with it, or with inline markup."""
+    more = "#{0,5}" if level is None else "#" * (level - 1)
+    return re.compile(
+        r"\n#(?P<more>"
+        + more
+        + r")(?P<rest>[ \t](?:["
+        + _TRIM_IN_LINE
+        + r"]*+"
+        + re.escape(text)
+        + r"(?=["
+        + _TRIM
+        + r"#]|\Z)"
+        r"|[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + r"])[^\n]*+)"
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _atx_up_to(level: int) -> re.Pattern[str]:
+    """The ATX lines without indent of `level` or a higher one."""
+    return re.compile(r"\n#(?P<more>#{0," + str(level - 1) + r"})(?P<rest>[ \t][^\n]*+)?(?=\n|\Z)")
+
+
+class _Unsure(Exception):
+    """The fast path cannot decide this name: the full scan will."""
+
+
+# (start, level, raw text, content start) of a heading the fast path found.
+_Found = tuple[int, int, str, int]
+
+
+class _Page:
+    """What the fast path has learnt about a body, each thing found when first asked for."""
+
+    __slots__ = (
+        "_blocks",
+        "_known",
+        "_lines",
+        "_next",
+        "_restarts",
+        "body",
+        "fence_ends",
+        "fence_starts",
+        "size",
+        "text",
+    )
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.text = "\n" + body  # as in _Outline: line k of the body follows newline k here
+        self.size = len(body)
+        self.fence_starts: list[int] = []
+        self.fence_ends: list[int] = []
+        self._known = 0  # the fence state of every line starting before this is known
+        self._blocks = [pattern.finditer(self.text) for pattern in _FENCE_BLOCKS]
+        self._next = [next(blocks, None) for blocks in self._blocks]
+        self._restarts = 0
+        self._lines: tuple[list[int], list[_Found], list[int], list[tuple[int, str]]] | None = None
+
+    # fenced code
+
+    def in_fence(self, offset: int) -> bool:
+        """Whether the line starting at `offset` is inside fenced code (its fences included)."""
+        while self._known <= offset:
+            self._next_fence()
+        at = bisect.bisect_right(self.fence_starts, offset) - 1
+        return at >= 0 and offset < self.fence_ends[at]
+
+    def _next_fence(self) -> None:
+        after, text = self._known, self.text
+        first: re.Match[str] | None = None
+        first_kind = 0
+        for kind in (0, 1):
+            block = self._next[kind]
+            if block is not None and block.start() < after:
+                # Its opening line was inside the block just found: look again after it.
+                self._restarts += 1
+                if self._restarts > _MAX_FENCE_RESTARTS:
+                    raise _Unsure
+                self._blocks[kind] = _FENCE_BLOCKS[kind].finditer(text, after)
+                block = self._next[kind] = next(self._blocks[kind], None)
+            if block is not None and (first is None or block.start() < first.start()):
+                first, first_kind = block, kind
+        if first is None:
+            self._known = self.size + 2
+            return
+        self._next[first_kind] = next(self._blocks[first_kind], None)
+        self.fence_starts.append(text.rfind("\n", 0, first.start()))
+        if first["closed"] is None:  # never closed: the rest of the page is code
+            self.fence_ends.append(self.size)
+            self._known = self.size + 2
+        else:
+            self.fence_ends.append(first.end())
+            self._known = first.end()
+
+    # the rare lines: indented ATX lines and underlines
+
+    def lines(self) -> tuple[list[int], list[_Found], list[int], list[tuple[int, str]]]:
+        if self._lines is None:
+            text, size = self.text, self.size
+            indented: list[_Found] = []
+            underlines: list[tuple[int, int, str]] = []
+            for match in _INDENTED_LINES.finditer(text):
+                hashes = match["hashes"]
+                if hashes is not None:
+                    line = (
+                        match.start(),
+                        len(hashes),
+                        _atx_raw(match["rest"]),
+                        min(match.end(), size),
+                    )
+                    indented.append(line)
+                else:
+                    underlines.append((match.start(), match.end(), match["underline"][0]))
+            for pattern in _UNDERLINES:
+                underlines.extend((m.start(), m.end(), m[0][1]) for m in pattern.finditer(text))
+            underlines.sort()
+            self._lines = (
+                [line[0] for line in indented],
+                indented,
+                [line[0] for line in underlines],
+                [(line[1], line[2]) for line in underlines],
+            )
+        return self._lines
+
+    def setext(self, start: int, end: int) -> tuple[int, str] | None:
+        """The setext heading the underline at `start` (not in fenced code) closes, if any.
+
+        Its start and raw text. `end` is where the underline's line ends in `text`.
+        """
+        body = self.body
+        at = bisect.bisect_right(self.fence_starts, start) - 1
+        low = self.fence_ends[at] if at >= 0 else 0
+        first = start
+        while first > low:
+            line_end = first - 1
+            newline = body.rfind("\n", low, line_end)
+            line_start = newline + 1 if newline >= 0 else low
+            line = body[line_start:line_end]
+            if not line.strip(" \t") or _ATX_LINE.match(line) is not None:
+                break
+            first = line_start
+        # Between `first` and the underline there are only paragraph lines, underlines and
+        # thematic breaks: the full scan, replayed from `first`, decides as it would.
+        low = first
+        for match in _ALL_LINES.finditer(self.text, first, end):
+            line_start = match.start()
+            underline = match["underline"]
+            paragraph = None if underline is None else _paragraph_start(body, low, line_start)
+            if line_start == start:
+                return None if paragraph is None else (paragraph, trim(body[paragraph : start - 1]))
+            if paragraph is not None or underline is None or underline[:3] == "---":
+                low = match.end()
+        raise _Unsure  # pragma: no cover - the underline is always among the lines
+
+    # headings
+
+    def named(self, level: int | None, text: str) -> list[_Found]:
+        """Every heading with this text (and level, if given), in order."""
+        found: list[_Found] = []
+        size = self.size
+        for match in _naming_atx(level, text).finditer(self.text):
+            raw = _atx_raw(match["rest"])
+            if _text_is(raw, text) and not self.in_fence(match.start()):
+                line = (match.start(), len(match["more"]) + 1, raw, min(match.end(), size))
+                found.append(line)
+        _, indented, underline_starts, underlines = self.lines()
+        for line in indented:
+            same_level = level is None or line[1] == level
+            if same_level and _text_is(line[2], text) and not self.in_fence(line[0]):
+                found.append(line)
+        for start, (end, char) in zip(underline_starts, underlines, strict=True):
+            underline_level = 1 if char == "=" else 2
+            if (level is None or underline_level == level) and not self.in_fence(start):
+                setext = self.setext(start, end)
+                if setext is not None and _text_is(setext[1], text):
+                    found.append((setext[0], underline_level, setext[1], min(end, size)))
+        found.sort()
+        return found
+
+    def parent(self, start: int, level: int) -> _Found | None:
+        """The nearest heading before the one at `start` with a level below `level`."""
+        if level == 1:
+            return None
+        text = self.text
+        atx = _atx_up_to(level - 1)
+        indented_starts, indented, underline_starts, underlines = self.lines()
+        high, width = start, 4096
+        while high > 0:
+            low = max(0, high - width)
+            nearest, best = -1, None  # the line it is found by, and the heading
+            for match in atx.finditer(text, low, start):
+                if match.start() >= high:
+                    break
+                if not self.in_fence(match.start()):
+                    nearest = match.start()
+                    best = (nearest, len(match["more"]) + 1, _atx_raw(match["rest"]), 0)
+            for at in range(bisect.bisect_left(indented_starts, high) - 1, -1, -1):
+                line = indented[at]
+                if line[0] < low or line[0] <= nearest:
+                    break
+                if line[1] < level and not self.in_fence(line[0]):
+                    nearest, best = line[0], line
+                    break
+            for at in range(bisect.bisect_left(underline_starts, high) - 1, -1, -1):
+                underline = underline_starts[at]
+                if underline < low or underline <= nearest:
+                    break
+                end, char = underlines[at]
+                underline_level = 1 if char == "=" else 2
+                if underline_level < level and not self.in_fence(underline):
+                    setext = self.setext(underline, end)
+                    if setext is not None:
+                        nearest, best = underline, (setext[0], underline_level, setext[1], 0)
+                        break
+            if best is not None:
+                return best
+            high, width = low, width * 2
         return None
-    level, text = segments[0]
-    outline = _Outline(body, _naming_lines(text))
-    found = [
-        index
-        for index in range(len(outline))
-        if (level is None or outline.levels[index] == level) and outline.text_is(index, text)
-    ]
-    return outline.heading(found[0]) if len(found) == 1 else None
+
+    def end(self, level: int, content_start: int) -> int:
+        """Where a section of `level` whose content starts at `content_start` ends."""
+        found = self.size
+        for match in _atx_up_to(level).finditer(self.text, content_start):
+            if not self.in_fence(match.start()):
+                found = match.start()
+                break
+        indented_starts, indented, underline_starts, underlines = self.lines()
+        for line in indented[bisect.bisect_left(indented_starts, content_start) :]:
+            if line[0] >= found:
+                break
+            if line[1] <= level and not self.in_fence(line[0]):
+                found = line[0]
+                break
+        at = bisect.bisect_left(underline_starts, content_start)
+        while at < len(underline_starts) and underline_starts[at] < found:
+            underline = underline_starts[at]
+            end, char = underlines[at]
+            if (1 if char == "=" else 2) <= level and not self.in_fence(underline):
+                setext = self.setext(underline, end)
+                if setext is not None:
+                    found = setext[0]
+                    break
+            at += 1
+        return found
+
+    def matches(self, segments: list[Segment]) -> list[_Found]:
+        """As _matches does on the full outline."""
+        *ancestors, (level, text) = segments
+        if not text:
+            raise _Unsure
+        found: list[_Found] = []
+        for heading in self.named(level, text):
+            start, heading_level = heading[0], heading[1]
+            for ancestor_level, ancestor_text in reversed(ancestors):
+                parent = self.parent(start, heading_level)
+                if parent is None:
+                    break
+                if ancestor_level is not None and parent[1] != ancestor_level:
+                    break
+                if not _text_is(parent[2], ancestor_text):
+                    break
+                start, heading_level = parent[0], parent[1]
+            else:
+                found.append(heading)
+        return found
+
+
+def _find_quickly(body: str, name: str) -> tuple[_Found, int] | None:
+    """The one heading `name` names and where its section ends, or None if unsure.
+
+    None also when no heading or several have the name (the full scan then says which).
+    """
+    page = _Page(body)
+    try:
+        segments = parse_name(name)
+        found = page.matches(segments)
+        # As _lookup: the whole name as one heading's text, after a level or not.
+        wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
+        for whole in wholes:
+            if found:
+                break
+            if whole != segments:
+                found = page.matches(whole)
+        if len(found) != 1:
+            return None
+        heading = found[0]
+        return heading, page.end(heading[1], heading[3])
+    except _Unsure:
+        return None
+
+
+def section_bounds(body: str, name: str) -> tuple[int, int, int]:
+    """Where the section `name` names is: its start, its content's start and its end.
+
+    find_section without the heading's text and line number; raises as it does.
+    """
+    quick = _find_quickly(body, name)
+    if quick is not None:
+        (start, _, _, content_start), end = quick
+        return start, content_start, end
+    heading = find_section(body, name)
+    return heading.start, heading.content_start, heading.end
 
 
 def find_section(body: str, name: str) -> Heading:
@@ -503,7 +801,9 @@ def find_section(body: str, name: str) -> Heading:
     """
     quick = _find_quickly(body, name)
     if quick is not None:
-        return quick
+        (start, level, raw, content_start), end = quick
+        line = body.count("\n", 0, start)
+        return Heading(level, plain_text(raw), start, content_start, end, line)
     outline = _Outline(body)
     found = _lookup(outline, name)
     if len(found) == 1:
