@@ -17,7 +17,7 @@ from codna.api import errors as api_errors
 from codna.api import inbox as api_inbox
 from codna.api import pages as api_pages
 from codna.api import suggestions as api_suggestions
-from codna.guards import BodyCap, HostOriginGuard
+from codna.guards import BodyCap, HostOriginGuard, PathDispatch
 from codna.mcp import inbox_tools, suggestion_tools, tools
 from codna.mcp.server import CodnaMCP, TokenVerifier
 from codna.services import events
@@ -81,6 +81,8 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     app.include_router(admin.router, prefix="/api/v1")
     app.include_router(api_inbox.router, prefix="/api/v1")
     app.include_router(api_suggestions.router, prefix="/api/v1")
-    app.mount("/", mcp_app)
-    guarded = HostOriginGuard(app, hosts=settings.allowed_hosts, origins=settings.allowed_origins)
+    routed = PathDispatch(app, mcp=mcp_app)
+    guarded = HostOriginGuard(
+        routed, hosts=settings.allowed_hosts, origins=settings.allowed_origins
+    )
     return BodyCap(guarded, limit=settings.max_body_bytes)

@@ -39,12 +39,10 @@ class HostOriginGuard:
         await self.app(scope, receive, send)
 
 
-class _TooBig(Exception):
-    pass
-
-
 class BodyCap:
-    """Refuse a request body over `limit` bytes with 413, by its length or while it streams."""
+    """Refuse a request body over `limit` bytes with 413: at once by its Content-Length, or,
+    for a body that streams without one, once it passes the cap (it is held until complete,
+    so the app never sees half of it)."""
 
     def __init__(self, app: ASGIApp, *, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -55,28 +53,47 @@ class BodyCap:
             return
         message = f"A request body has at most {self.limit} bytes."
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.limit:
-            await _refuse(send, 413, "too_large", message)
-            return
-        seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
-            received = await receive()
-            if received["type"] == "http.request":
-                seen += len(received.get("body", b""))
-                if seen > self.limit:
-                    raise _TooBig
-            return received
-
-        async def watched(sent: Message) -> None:
-            nonlocal started
-            started = started or sent["type"] == "http.response.start"
-            await send(sent)
-
-        try:
-            await self.app(scope, counted, watched)
-        except _TooBig:
-            if not started:
+        if length is not None:
+            if not length.isdigit() or int(length) > self.limit:
                 await _refuse(send, 413, "too_large", message)
+                return
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            received = await receive()
+            if received["type"] != "http.request":
+                break  # the client went away
+            chunks.append(received.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                await _refuse(send, 413, "too_large", message)
+                return
+            if not received.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+class PathDispatch:
+    """Send `/mcp` to the MCP app and everything else (the lifespan too) to the main app."""
+
+    def __init__(self, main: ASGIApp, *, mcp: ASGIApp, prefix: str = "/mcp") -> None:
+        self.main, self.mcp, self.prefix = main, mcp, prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == self.prefix or path.startswith(self.prefix + "/")):
+            await self.mcp(scope, receive, send)
+        else:
+            await self.main(scope, receive, send)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -26,13 +29,20 @@ STATUS = {
 }
 
 
+class ErrorResponse(JSONResponse):
+    """JSON in ASCII: an error may quote what it refused, and that need not be valid text."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode()
+
+
 def error_response(error: CodnaError) -> JSONResponse:
     headers = {}
     if error.code == "unauthenticated":
         headers["WWW-Authenticate"] = "Bearer"
     if error.code == "rate_limited":
         headers["Retry-After"] = str(error.fields.get("retry_after", 1))
-    return JSONResponse(error.as_dict(), status_code=STATUS.get(error.code, 400), headers=headers)
+    return ErrorResponse(error.as_dict(), status_code=STATUS.get(error.code, 400), headers=headers)
 
 
 async def _domain(_: Request, error: Exception) -> JSONResponse:
@@ -46,7 +56,7 @@ async def _validation(_: Request, error: Exception) -> JSONResponse:
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
     message = f"{where or 'The request'}: {first.get('msg', 'is malformed')}."
     body = {"code": "invalid_request", "message": message, "field": where or None}
-    return JSONResponse(body, status_code=422)
+    return ErrorResponse(body, status_code=422)
 
 
 async def _http(_: Request, error: Exception) -> JSONResponse:

@@ -42,11 +42,31 @@ def _fits(text: str, limit: int) -> bool:
     return utf8_size(text) <= limit
 
 
-def check_body(body: str) -> None:
-    """Refuse a page body over MAX_BODY_BYTES.
+def check_encodable(value: str, *, field: str, edit_index: int | None = None) -> None:
+    """Refuse a text holding a lone surrogate (half of a UTF-16 pair, which JSON can spell):
+    it is not text and cannot be stored as UTF-8. Raises InvalidRequest (field, edit_index)."""
+    if value.isascii():
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        fields: dict[str, Any] = {"field": field}
+        where = f"The field '{field}'"
+        if edit_index is not None:
+            fields["edit_index"] = edit_index
+            where = f"Edit {edit_index}: the field '{field}'"
+        raise InvalidRequest(
+            f"{where} holds a lone surrogate (half of a UTF-16 pair), which is not text.",
+            **fields,
+        ) from None
 
-    Raises TooLarge (limit=MAX_BODY_BYTES, field="body").
+
+def check_body(body: str) -> None:
+    """Refuse a page body over MAX_BODY_BYTES, or one that is not text.
+
+    Raises TooLarge (limit=MAX_BODY_BYTES, field="body"), InvalidRequest.
     """
+    check_encodable(body, field="body")
     if not _fits(body, MAX_BODY_BYTES):
         raise TooLarge(
             f"The page body would be {utf8_size(body):,} bytes; a page holds at most "
@@ -69,14 +89,7 @@ def check_text(
     if edit_index is not None:
         fields["edit_index"] = edit_index
         where = f"Edit {edit_index}: the field '{field}'"
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidRequest(
-                f"{where} holds a lone surrogate (half of a UTF-16 pair), which is not text.",
-                **fields,
-            ) from None
+    check_encodable(value, field=field, edit_index=edit_index)
     if _fits(value, limit):
         return
     raise TooLarge(
@@ -89,8 +102,9 @@ def check_text(
 def check_chars(value: str, *, field: str, limit: int) -> None:
     """Refuse a text over `limit` characters (for a summary, a reason or a title).
 
-    Raises TooLarge (limit, field).
+    Raises TooLarge (limit, field), InvalidRequest (not text).
     """
+    check_encodable(value, field=field)
     if len(value) > limit:
         raise TooLarge(
             f"The {field} is {len(value):,} characters; at most {limit:,} are allowed.",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from codna.errors import InvalidRequest
+from codna.markdown.limits import check_encodable
 
 SPACES = ("wiki", "raw", "output")
 _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -34,6 +35,7 @@ def parse_address(text: object, *, want: str | None = None) -> Address:
     """Parse an address; `want="page"` refuses spaces and folders. Raises InvalidRequest."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidRequest("Give an address such as wiki:decisions/0024.", field="address")
+    check_encodable(text, field="address")
     text = text.strip()
     space, sep, path = text.partition(":")
     if space not in SPACES:

@@ -19,7 +19,7 @@ from codna.services.events import Event
 from codna.services.links import LinkSuggestion, links_from_rows
 from codna.services.members import Member, names
 from codna.services.suggestion_views import Suggestion, views
-from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
+from codna.storage.schema import MAX_ID, edit_suggestions, link_suggestions, notifications, pages
 
 MAX_PAGE = 200
 KINDS = ("link", "change")
@@ -186,7 +186,7 @@ def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
     with database().write() as conn:
         where = [notifications.c.member_id == actor.id, notifications.c.read_at.is_(None)]
         if ids is not None:
-            where.append(notifications.c.id.in_(ids))
+            where.append(notifications.c.id.in_([i for i in ids if 1 <= i <= MAX_ID]))
         changed = [r.id for r in conn.execute(sa.select(notifications.c.id).where(*where)).all()]
         if changed:
             conn.execute(

@@ -25,7 +25,12 @@ from codna.errors import (
     RejectedBefore,
 )
 from codna.markdown.edits import apply_edits
-from codna.markdown.limits import MAX_REASON_CHARS, check_text, normalise_newlines
+from codna.markdown.limits import (
+    MAX_REASON_CHARS,
+    check_encodable,
+    check_text,
+    normalise_newlines,
+)
 from codna.markdown.links import link_edits
 from codna.services import events
 from codna.services.access import Rights, rights
@@ -37,7 +42,7 @@ from codna.services.members import Member, member_by_id_in
 from codna.services.pages import Applied, Change, access_page, apply_change, write_revision
 from codna.settings import base_url
 from codna.storage.database import inserted_id
-from codna.storage.schema import link_suggestions, members, notifications, pages
+from codna.storage.schema import MAX_ID, link_suggestions, members, notifications, pages
 
 Decision = Literal["accept", "reject"]
 
@@ -73,6 +78,7 @@ def check_reason(reason: object, *, required: bool, field: str = "reason") -> st
         return None
     if not isinstance(reason, str):
         raise InvalidRequest("A reason is text.", field=field)
+    check_encodable(reason, field=field)
     reason = " ".join(normalise_newlines(reason).split())
     if len(reason) > MAX_REASON_CHARS:
         raise InvalidRequest(
@@ -146,7 +152,7 @@ def access_link(
     """The suggestion, its page A and the actor's rights. Raises NotFound unless the actor is
     its suggester or decides on A."""
     query = sa.select(link_suggestions).where(link_suggestions.c.id == link_id)
-    row = conn.execute(query).mappings().first()
+    row = conn.execute(query).mappings().first() if 1 <= link_id <= MAX_ID else None
     missing = NotFound(f"There is no suggested link {link_id}.", suggestion_id=link_id)
     if row is None:
         raise missing

@@ -13,6 +13,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import Duplicate, InvalidRequest, NotFound, ReadOnly, Unauthenticated
+from codna.markdown.limits import check_encodable
 from codna.services.clock import now
 from codna.services.context import database
 from codna.storage.database import inserted_id
@@ -68,6 +69,7 @@ def _check_admin(actor: Member) -> None:
 
 
 def _check_email(email: str) -> str:
+    check_encodable(email, field="email")
     email = email.strip().lower()
     if not _EMAIL.fullmatch(email):
         raise InvalidRequest(f"'{email}' is not an e-mail address.", field="email")
@@ -75,6 +77,7 @@ def _check_email(email: str) -> str:
 
 
 def _check_name(name: str) -> str:
+    check_encodable(name, field="name")
     name = name.strip()
     if not name or len(name) > 200:
         raise InvalidRequest("A name has 1 to 200 characters.", field="name")

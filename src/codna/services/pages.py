@@ -23,6 +23,7 @@ from codna.markdown.limits import (
     MAX_SUMMARY_CHARS,
     MAX_TITLE_CHARS,
     check_body,
+    check_encodable,
     normalise_newlines,
 )
 from codna.services import search
@@ -190,6 +191,7 @@ def address_clause(where: Address) -> sa.ColumnElement[bool]:
 
 
 def check_title(title: str) -> str:
+    check_encodable(title, field="title")
     title = " ".join(title.split())
     if not title:
         raise InvalidRequest("A page needs a title.", field="title")
@@ -207,6 +209,7 @@ def check_tags(tags: Sequence[str], *, field: str = "tags") -> tuple[str, ...]:
         raise InvalidRequest("Tags are a list of words.", field=field)
     seen: list[str] = []
     for raw in tags:
+        check_encodable(raw, field=field)
         tag = " ".join(raw.split()).lower()
         if not tag or len(tag) > MAX_TAG_CHARS or "," in tag:
             raise InvalidRequest(
@@ -222,6 +225,7 @@ def check_tags(tags: Sequence[str], *, field: str = "tags") -> tuple[str, ...]:
 def check_summary(summary: str | None) -> str | None:
     if summary is None:
         return None
+    check_encodable(summary, field="summary")
     summary = normalise_newlines(summary).strip()
     if len(summary) > MAX_SUMMARY_CHARS:
         raise InvalidRequest(

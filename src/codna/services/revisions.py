@@ -13,7 +13,7 @@ from codna.errors import Conflict, NotFound
 from codna.services import search
 from codna.services.clock import now
 from codna.services.members import Member, names
-from codna.storage.schema import pages, revisions
+from codna.storage.schema import MAX_ID, pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
 
@@ -95,6 +95,8 @@ def save_revision(
 
 
 def revision_row(conn: Connection, page_id: int, version: int, address: str) -> RowMapping:
+    if not 1 <= version <= MAX_ID:
+        raise NotFound(f"{address} has no version {version}.", field="version")
     row = (
         conn.execute(
             sa.select(revisions).where(

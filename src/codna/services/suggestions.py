@@ -39,7 +39,7 @@ from codna.services.pages import Change, access_page, apply_change, check_change
 from codna.services.revisions import revision_row
 from codna.services.suggestion_views import Suggestion, apply_suggestion, views
 from codna.storage.database import inserted_id
-from codna.storage.schema import edit_suggestions, members, notifications, pages
+from codna.storage.schema import MAX_ID, edit_suggestions, members, notifications, pages
 
 PER_PAGE_LIMIT = 20
 TOTAL_LIMIT = 200
@@ -242,7 +242,7 @@ def access_suggestion(
     """The suggestion, its page and the actor's rights. Raises NotFound unless the actor is its
     suggester or an editor of its page (as the grants are now)."""
     query = sa.select(edit_suggestions).where(edit_suggestions.c.id == suggestion_id)
-    row = conn.execute(query).mappings().first()
+    row = conn.execute(query).mappings().first() if 1 <= suggestion_id <= MAX_ID else None
     missing = NotFound(f"There is no suggestion {suggestion_id}.", suggestion_id=suggestion_id)
     if row is None:
         raise missing

@@ -15,7 +15,7 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member, member_from_row
 from codna.storage.database import inserted_id
-from codna.storage.schema import agent_responsibles, members, tokens
+from codna.storage.schema import MAX_ID, agent_responsibles, members, tokens
 
 PREFIX = "codna_"
 
@@ -128,7 +128,8 @@ def list_tokens(actor: Member, *, member: str | None = None) -> list[Token]:
 def revoke_token(actor: Member, *, token_id: int) -> None:
     """Revoke a token; the very next request with it is refused. Raises NotFound."""
     with database().write() as conn:
-        row = conn.execute(sa.select(tokens.c.member_id).where(tokens.c.id == token_id)).first()
+        query = sa.select(tokens.c.member_id).where(tokens.c.id == token_id)
+        row = conn.execute(query).first() if 1 <= token_id <= MAX_ID else None
         owner = members_service.member_by_id_in(conn, row.member_id) if row else None
         if owner is None or not _may_manage(conn, actor, owner):
             raise NotFound(f"There is no token {token_id}.", field="token_id")

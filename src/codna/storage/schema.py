@@ -33,6 +33,10 @@ class UTCDateTime(sa.types.TypeDecorator[datetime]):
         return moment
 
 
+# The largest id or version an INTEGER column holds on both databases; anything beyond it
+# names nothing that exists.
+MAX_ID = 2**31 - 1
+
 metadata = sa.MetaData(
     naming_convention={
         "ix": "ix_%(table_name)s_%(column_0_N_name)s",
