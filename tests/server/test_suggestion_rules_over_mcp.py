@@ -1,0 +1,126 @@
+"""More rules of suggested changes through MCP on a real server: a stale suggestion names its
+failing edit, accepting onto a moved-on page keeps the other edit, a revert shows in the
+suggester's list, and the 201st pending suggestion overall is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.server.conftest import Server, mcp_over_http, refusal, structured, unique
+
+pytestmark = pytest.mark.anyio
+BODY = "**Status:** Proposed\n\n## Context\n\nSlow pages.\n\n## Decision\n\nCache them.\n"
+STATUS = [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}]
+
+
+async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(server: Server) -> None:
+    address = unique("wiki:rules/")
+    server.create_page(address, BODY)
+    async with mcp_over_http(server, "agent") as agent:
+        made = structured(
+            await agent.call_tool(
+                "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
+            )
+        )["suggestion"]
+    server.edit_page(address, [{"op": "replace", "old": "Proposed", "new": "Draft"}])
+    async with mcp_over_http(server, "writer") as editor:
+        [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
+            "result"
+        ]
+        assert (seen["applies"], seen["actions"]) == (False, ["reject"])
+        assert (seen["not_applying"]["edit_index"], seen["not_applying"]["reason"]) == (
+            0,
+            "text_not_found",
+        )
+        refused = refusal(
+            await editor.call_tool(
+                "decide_edit_suggestion", {"suggestion_id": made["id"], "decision": "accept"}
+            )
+        )
+        assert (refused["code"], refused["edit_index"], refused["reason"]) == (
+            "no_longer_applies",
+            0,
+            "text_not_found",
+        )
+
+
+async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_is_reported(
+    server: Server,
+) -> None:
+    address = unique("wiki:rules/")
+    server.create_page(address, BODY)
+    async with mcp_over_http(server, "agent") as agent:
+        made = structured(
+            await agent.call_tool(
+                "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
+            )
+        )["suggestion"]
+    server.edit_page(address, [{"op": "replace", "old": "Slow pages.", "new": "Very slow pages."}])
+    async with mcp_over_http(server, "writer") as editor:
+        [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
+            "result"
+        ]
+        assert seen["applies"] is True and "version 2" in seen["note"]
+        accepted = structured(
+            await editor.call_tool(
+                "decide_edit_suggestion", {"suggestion_id": made["id"], "decision": "accept"}
+            )
+        )
+        page = structured(await editor.call_tool("read_document", {"address": address}))
+        assert "Very slow pages." in page["body"] and "**Status:** Accepted" in page["body"]
+        structured(
+            await editor.call_tool(
+                "revert_document", {"address": address, "version": accepted["accepted_version"]}
+            )
+        )
+    async with mcp_over_http(server, "agent") as agent:
+        [mine] = structured(await agent.call_tool("list_suggestions", {"address": address}))[
+            "result"
+        ]
+        assert (mine["status"], mine["accepted_version"], mine["reverted_in_version"]) == (
+            "accepted",
+            3,
+            4,
+        )
+
+
+async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
+    server: Server,
+) -> None:
+    addresses = [unique("wiki:many/") for _ in range(20)]
+    for address in addresses:
+        server.create_page(address, "Text.\n")
+    async with mcp_over_http(server, "reader") as reader:
+        mine = structured(await reader.call_tool("list_suggestions", {"status": "pending"}))[
+            "result"
+        ]
+        for old in mine:
+            structured(await reader.call_tool("withdraw_suggestion", {"suggestion_id": old["id"]}))
+        for n in range(200):
+            structured(
+                await reader.call_tool(
+                    "suggest_edit",
+                    {
+                        "address": addresses[n % 20],
+                        "edits": [{"op": "append", "text": f"L{n}"}],
+                        "reason": "r",
+                    },
+                )
+            )
+        over = refusal(
+            await reader.call_tool(
+                "suggest_edit",
+                {
+                    "address": addresses[0],
+                    "edits": [{"op": "append", "text": "one more"}],
+                    "reason": "r",
+                },
+            )
+        )
+        assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
+        # Leave the shared server as it was for the reader's other tests.
+        left = structured(await reader.call_tool("list_suggestions", {"status": "pending"}))[
+            "result"
+        ]
+        for old in left:
+            structured(await reader.call_tool("withdraw_suggestion", {"suggestion_id": old["id"]}))
