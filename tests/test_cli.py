@@ -141,3 +141,60 @@ def test_the_demo_command_builds_the_workspace_and_prints_a_page_and_its_history
         assert done.returncode == 0, done.stderr
         assert "wiki:decisions/0001-markdown-pages" in done.stdout
         assert "v3" in done.stdout and "create" in done.stdout
+
+
+def test_suggest_list_decide_and_withdraw_from_the_command_line(workspace: None) -> None:
+    run(
+        "page",
+        "create",
+        "wiki:decisions/0003",
+        "--title",
+        "Three",
+        "--as",
+        "ben@example.com",
+        "--body-file",
+        "-",
+        stdin="**Status:** Proposed\n",
+    )
+    edits = json.dumps([{"op": "replace", "old": "Proposed", "new": "Accepted"}])
+    made = json.loads(
+        run(
+            "suggest",
+            "wiki:decisions/0003",
+            "--edits",
+            "-",
+            "--reason",
+            "Adopted.",
+            "--json",
+            "--as",
+            "checker",
+            stdin=edits,
+        )
+    )
+    suggestion = made["suggestion"]
+    assert suggestion["status"] == "pending" and "+**Status:** Accepted" in made["diff"]
+    listed = run("suggestions", "wiki:decisions/0003", "--as", "ben@example.com")
+    assert f"#{suggestion['id']} pending" in listed and "Adopted." in listed
+    refused = CliRunner().invoke(
+        cli, ["decide", str(suggestion["id"]), "accept", "--as", "checker"]
+    )
+    assert refused.exit_code == 1 and refused.output.startswith("read_only:")
+    run("decide", str(suggestion["id"]), "accept", "--as", "ben@example.com")
+    history = json.loads(run("page", "history", "wiki:decisions/0003", "--json"))
+    assert history[0]["summary"] == "Suggested by checker (agent): Adopted."
+    other = json.loads(
+        run(
+            "suggest",
+            "wiki:decisions/0003",
+            "--edits",
+            "-",
+            "--reason",
+            "Tidy.",
+            "--json",
+            "--as",
+            "checker",
+            stdin=json.dumps([{"op": "append", "text": "More."}]),
+        )
+    )
+    withdrawn = run("withdraw", str(other["suggestion"]["id"]), "--as", "checker")
+    assert "withdrawn" in withdrawn
