@@ -77,10 +77,10 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     app.state.rate_limiter = limiter
     app.state.settings = settings
     api_errors.install(app)
-    app.include_router(api_pages.router, prefix="/api/v1")
-    app.include_router(admin.router, prefix="/api/v1")
-    app.include_router(api_inbox.router, prefix="/api/v1")
-    app.include_router(api_suggestions.router, prefix="/api/v1")
+    app.include_router(api_pages.router, prefix="/api/v1", responses=api_errors.DOCUMENTED)
+    app.include_router(admin.router, prefix="/api/v1", responses=api_errors.DOCUMENTED)
+    app.include_router(api_inbox.router, prefix="/api/v1", responses=api_errors.DOCUMENTED)
+    app.include_router(api_suggestions.router, prefix="/api/v1", responses=api_errors.DOCUMENTED)
     routed = PathDispatch(app, mcp=mcp_app)
     guarded = HostOriginGuard(
         routed, hosts=settings.allowed_hosts, origins=settings.allowed_origins

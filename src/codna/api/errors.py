@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 
 from codna.errors import CodnaError
@@ -34,6 +35,38 @@ class ErrorResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode()
+
+
+class ErrorBody(BaseModel):
+    """Every refusal: a stable code, a sentence, and the fields that say more."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str
+    message: str
+
+
+# The statuses any call may answer with, documented on every route of the API.
+DOCUMENTED: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in (
+        (401, "No token, or a wrong or revoked one (unauthenticated)."),
+        (403, "The caller can read this but not change it (read_only)."),
+        (404, "It does not exist, or the caller cannot read it (not_found)."),
+        (
+            409,
+            "conflict, duplicate, rejected_before, limit_reached, already_decided or "
+            "no_longer_applies.",
+        ),
+        (413, "A size limit (too_large)."),
+        (
+            422,
+            "A field missing or malformed (invalid_request), or an edit that does not apply "
+            "(invalid_edit).",
+        ),
+        (429, "Too many calls (rate_limited); see Retry-After."),
+    )
+}
 
 
 def error_response(error: CodnaError) -> JSONResponse:
@@ -69,8 +102,12 @@ async def _http(_: Request, error: Exception) -> JSONResponse:
         message = "There is no such endpoint."
     elif error.status_code == 405:
         message = "This endpoint does not take that method."
-    return JSONResponse(
-        {"code": code, "message": message}, status_code=error.status_code, headers=error.headers
+    # A body that is not JSON is malformed like any other field: 422, as SPEC 2's table says.
+    status = 422 if error.status_code == 400 else error.status_code
+    if status == 422:
+        message = f"The request body is not valid JSON ({message})."
+    return ErrorResponse(
+        {"code": code, "message": message}, status_code=status, headers=error.headers
     )
 
 
