@@ -1,0 +1,115 @@
+"""MCP over stdio through `codna mcp --token`, with the SDK's own client, on both databases.
+
+The stdio server works on the same database as the running HTTP server, so what one saves
+the other reads.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.server.conftest import (
+    CODNA,
+    Server,
+    refusal,
+    server_env,
+    structured,
+    text_of,
+    unique,
+)
+
+pytestmark = pytest.mark.anyio
+
+BODY = "# Guide\n\nThe first line.\n\n## Limits\n\nAt most ten.\n"
+TWELVE = [{"op": "replace", "old": "At most ten.", "new": "At most twelve."}]
+
+
+def stdio(server: Server, token: str) -> Client:
+    return Client(
+        StdioServerParameters(
+            command=CODNA,
+            args=["mcp", "--token", token],
+            env=server_env(server.workspace.url),
+        ),
+        read_timeout_seconds=60,
+    )
+
+
+async def test_a_person_over_stdio_lists_every_tool_reads_and_edits_until_the_token_is_revoked(
+    server: Server,
+) -> None:
+    address = unique()
+    server.create_page(address, BODY)
+    async with stdio(server, server.token("revoke-stdio")) as mcp:
+        tools = {tool.name for tool in (await mcp.list_tools()).tools}
+        assert {"read_document", "edit_document", "revert_document"} <= tools
+        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        assert (page["body"], page["version"]) == (BODY, 1)
+        dry = structured(
+            await mcp.call_tool(
+                "edit_document", {"address": address, "edits": TWELVE, "dry_run": True}
+            )
+        )
+        assert dry["saved"] is False and "+At most twelve." in dry["diff"]
+        saved = structured(
+            await mcp.call_tool(
+                "edit_document", {"address": address, "edits": TWELVE, "base_version": 1}
+            )
+        )
+        assert saved["page"]["version"] == 2
+        stale = refusal(
+            await mcp.call_tool(
+                "edit_document", {"address": address, "edits": TWELVE, "base_version": 1}
+            )
+        )
+        assert (stale["code"], stale["current_version"]) == ("conflict", 2)
+        with server.api("admin") as admin:
+            seen = admin.get("/api/v1/page", params={"address": address}).json()
+            assert (seen["version"], seen["body"]) == (2, BODY.replace("ten", "twelve"))
+            token_id = server.workspace.token_ids["revoke-stdio"]
+            done = admin.post("/api/v1/tokens/revoke", json={"token_id": token_id})
+            assert done.status_code == 200, done.text
+        # Revocation holds on the very next call, without restarting `codna mcp`.
+        error = refusal(await mcp.call_tool("read_document", {"address": address}))
+        assert error["code"] == "unauthenticated"
+
+
+async def test_an_agent_over_stdio_sees_fewer_tools_and_cannot_edit_a_shared_page(
+    server: Server,
+) -> None:
+    address = unique()
+    server.create_page(address, BODY)
+    async with stdio(server, server.token("agent")) as mcp:
+        tools = {tool.name for tool in (await mcp.list_tools()).tools}
+        assert {"read_document", "edit_document"} <= tools
+        assert "revert_document" not in tools
+        assert structured(await mcp.call_tool("read_document", {"address": address}))["body"] == (
+            BODY
+        )
+        error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
+        assert error["code"] == "read_only"
+        hidden = await mcp.call_tool("revert_document", {"address": address, "version": 1})
+        unknown = await mcp.call_tool("no_such_tool", {"address": address, "version": 1})
+        assert hidden.is_error and unknown.is_error
+        assert hidden.structured_content == unknown.structured_content
+        assert text_of(hidden).replace("revert_document", "NAME") == (
+            text_of(unknown).replace("no_such_tool", "NAME")
+        )
+
+
+# Starting `codna mcp` costs seconds; the refusal does not depend on the engine.
+@pytest.mark.parametrize("server", ["sqlite"], indirect=True)
+def test_codna_mcp_refuses_to_start_with_a_wrong_token(server: Server) -> None:
+    refused = subprocess.run(
+        [CODNA, "mcp", "--token", "codna_wrong"],
+        env=server_env(server.workspace.url),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert refused.returncode != 0
+    assert refused.stderr.startswith("unauthenticated: "), refused.stderr
