@@ -19,9 +19,9 @@ from pathlib import Path
 
 import psycopg
 import sqlalchemy as sa
+
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import apply_edits, parse_edits
-
 from codna.services import members, pages
 from codna.services.context import use_database
 from codna.storage.database import Database
