@@ -15,8 +15,8 @@ BIN = Path(sys.executable).parent
 @pytest.mark.parametrize(
     "command",
     [
-        ["ruff", "check", "src", "tests", "bench"],
-        ["ruff", "format", "--check", "src", "tests", "bench"],
+        ["ruff", "check", "--no-cache", "src", "tests", "bench"],
+        ["ruff", "format", "--no-cache", "--check", "src", "tests", "bench"],
         ["mypy"],
         ["lint-imports"],
     ],
