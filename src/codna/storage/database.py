@@ -9,8 +9,9 @@ they change with `SELECT … FOR UPDATE`.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ class Database:
         if self.url.get_backend_name() == "postgresql" and self.url.drivername == "postgresql":
             self.url = self.url.set(drivername="postgresql+psycopg")
         self.dialect = self.url.get_backend_name()
+        self._writer_lock: AbstractContextManager[Any] = (
+            threading.Lock() if self.dialect == "sqlite" else nullcontext()
+        )
         if self.dialect == "sqlite":
             self.engine = _sqlite_engine(self.url, **engine_options)
         else:
@@ -64,7 +68,10 @@ class Database:
 
         What `after_commit` registered runs once the commit is done, and never on a rollback.
         """
-        with self.engine.connect() as conn:
+        # SQLite has one writer at a time. Writers of this process queue on a lock of ours,
+        # handed over at once, rather than in SQLite's busy handler, which sleeps and polls
+        # (seconds at the tail under load); other processes still wait in busy_timeout.
+        with self._writer_lock, self.engine.connect() as conn:
             conn.execution_options(codna_write=True)
             conn.info[_AFTER_COMMIT] = []
             try:
