@@ -52,9 +52,23 @@ def _shape(db: Database) -> dict[str, dict[str, str]]:
     }
 
 
+# The migrations that add a feature, what each adds, and the columns it adds to older tables.
+ADDING = [
+    ("0003", "0004", {"edit_suggestions"}, {"notifications": {"edit_suggestion_id"}}),
+    ("0004", "0005", {"suggestion_checks"}, {}),
+]
+
+
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
-def test_the_suggested_changes_migration_only_adds(
-    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+@pytest.mark.parametrize(("start", "end", "tables", "columns"), ADDING)
+def test_the_migrations_of_suggested_changes_only_add(
+    engine: str,
+    start: str,
+    end: str,
+    tables: set[str],
+    columns: dict[str, set[str]],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     if engine == "sqlite":
         db, name = Database(f"sqlite:///{tmp_path / 'adds.db'}"), None
@@ -67,16 +81,16 @@ def test_the_suggested_changes_migration_only_adds(
             conn.execute(sa.text("CREATE SCHEMA public"))
             conn.commit()
     try:
-        db.migrate("0003")
+        db.migrate(start)
         before = _shape(db)
-        db.migrate("0004")
+        db.migrate(end)
         after = _shape(db)
-        assert "edit_suggestions" in after and "edit_suggestions" not in before
-        for table, columns in before.items():
-            kept = {column: after[table][column] for column in columns}
-            assert kept == columns, table  # every table and column as it was
-        added = {t: set(c) - set(before.get(t, {})) for t, c in after.items()}
-        assert added["notifications"] == {"edit_suggestion_id"}
+        assert set(after) - set(before) == tables
+        for table, kept_columns in before.items():
+            kept = {column: after[table][column] for column in kept_columns}
+            assert kept == kept_columns, table  # every table and column as it was
+        added = {t: set(c) - set(before[t]) for t, c in after.items() if t in before}
+        assert {t: c for t, c in added.items() if c} == columns
     finally:
         db.dispose()
         if name:

@@ -39,7 +39,7 @@ from codna.services.attribution import suggested_by
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member, member_by_id_in
-from codna.services.pages import Applied, Change, access_page, apply_change, write_revision
+from codna.services.pages import Applied, Change, access_page, apply_change, save_applied
 from codna.settings import base_url
 from codna.storage.database import inserted_id
 from codna.storage.schema import MAX_ID, link_suggestions, members, notifications, pages
@@ -308,10 +308,7 @@ def _accept(
     suggester = member_by_id_in(conn, row["suggester_id"])
     assert suggester is not None
     summary = suggested_by(suggester, row["reason"])
-    result = write_revision(
-        conn, page, mine, actor, after=after, summary=summary, kind="accept_link"
-    )
-    return result.page.version
+    return save_applied(conn, page, actor, after=after, summary=summary, kind="accept_link")
 
 
 def _notify_suggester(

@@ -293,7 +293,23 @@ def write_revision(
 ) -> EditResult:
     """Save `after` as the page's next revision and answer with the page and the diff."""
     diff = page_diff(row, after.body)
-    save_revision(
+    save_applied(conn, row, actor, after=after, summary=summary, kind=kind)
+    saved = conn.execute(sa.select(pages).where(pages.c.id == row["id"])).mappings().one()
+    return EditResult(page_from_row(conn, saved, mine), diff, saved=True)
+
+
+def save_applied(
+    conn: Connection,
+    row: RowMapping,
+    actor: Member,
+    *,
+    after: Applied,
+    summary: str,
+    kind: RevisionKind,
+) -> int:
+    """Save `after` as the next revision of the locked page `row`; returns the new version.
+    For callers that answer with something other than the page (an accepted suggestion)."""
+    return save_revision(
         conn,
         row,
         actor,
@@ -303,8 +319,6 @@ def write_revision(
         summary=summary,
         kind=kind,
     )
-    saved = conn.execute(sa.select(pages).where(pages.c.id == row["id"])).mappings().one()
-    return EditResult(page_from_row(conn, saved, mine), diff, saved=True)
 
 
 def default_summary(change: Change) -> str:

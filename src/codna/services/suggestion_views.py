@@ -15,23 +15,15 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
-from codna.errors import InvalidEdit, NoLongerApplies
-from codna.markdown.edits import parse_edits
 from codna.services.access import Rights
 from codna.services.addresses import Address
-from codna.services.pages import Applied, Change, apply_change
+from codna.services.suggestion_checks import NotApplying, checks_for
 from codna.settings import base_url
 from codna.storage.schema import members, pages
 
-
-@dataclass(frozen=True)
-class NotApplying:
-    """Why a pending suggestion no longer applies: the edit (or the title) and the reason."""
-
-    edit_index: int | None
-    op: str | None
-    reason: str
-    message: str
+# A page as a suggestion's view needs it: everything but the body, read only where a check
+# has to be worked out anew.
+PAGE_COLUMNS = tuple(c for c in pages.c if c.name != "body")
 
 
 @dataclass(frozen=True)
@@ -71,52 +63,12 @@ def suggestion_url(suggestion_id: int) -> str:
     return f"{base_url()}/api/v1/suggestions/{suggestion_id}"
 
 
-def change_of(row: RowMapping) -> Change:
-    """The suggestion's change, from its stored edits, title and tag changes."""
-    return Change(
-        edits=tuple(parse_edits(row["edits"])) if row["edits"] else (),
-        title=row["title"],
-        tags_add=tuple(row["tags_add"]),
-        tags_remove=tuple(row["tags_remove"]),
-    )
-
-
-def apply_suggestion(page: RowMapping, row: RowMapping) -> Applied:
-    """The page after the suggestion, as the page is now. Raises NoLongerApplies."""
-    if row["title"] is not None and page["title"] != row["title_was"]:
-        raise NoLongerApplies(
-            f"The title is no longer '{row['title_was']}', the title this suggestion replaces.",
-            edit_index=None,
-            reason="title_changed",
-        )
-    try:
-        return apply_change(page, change_of(row))
-    except InvalidEdit as error:
-        raise NoLongerApplies(
-            f"It no longer applies: {error.message}",
-            edit_index=error.fields.get("edit_index"),
-            op=error.fields.get("op"),
-            reason=error.fields.get("reason"),
-        ) from None
-
-
-def _check(page: RowMapping, row: RowMapping) -> NotApplying | None:
-    try:
-        apply_suggestion(page, row)
-    except NoLongerApplies as refusal:
-        return NotApplying(
-            refusal.fields.get("edit_index"),
-            refusal.fields.get("op"),
-            str(refusal.fields.get("reason")),
-            refusal.message,
-        )
-    return None
-
-
 def views(conn: Connection, rows: Sequence[RowMapping], mine: Rights) -> list[Suggestion]:
-    """Suggestions as `mine.member` sees them, with two queries for any number of rows."""
+    """Suggestions as `mine.member` sees them, with a few queries for any number of rows:
+    whether a pending one still applies is read from what was kept for its page's version,
+    and worked out only where nothing was kept for that version yet."""
     page_rows = (
-        conn.execute(sa.select(pages).where(pages.c.id.in_({r["page_id"] for r in rows})))
+        conn.execute(sa.select(*PAGE_COLUMNS).where(pages.c.id.in_({r["page_id"] for r in rows})))
         .mappings()
         .all()
     )
@@ -128,15 +80,34 @@ def views(conn: Connection, rows: Sequence[RowMapping], mine: Rights) -> list[Su
     ).all()
     by_page = {r["id"]: r for r in page_rows}
     by_member = {r.id: r for r in member_rows}
-    return [_view(row, by_page[row["page_id"]], by_member, mine) for row in rows]
+    readable = {i for i, p in by_page.items() if _reads(mine, p)}
+    checks = checks_for(
+        conn, [r for r in rows if r["status"] == "pending" and r["page_id"] in readable], by_page
+    )
+    return [
+        _view(row, by_page[row["page_id"]], by_member, mine, row["page_id"] in readable, checks)
+        for row in rows
+    ]
 
 
-def _view(row: RowMapping, page: RowMapping, by_member: dict[int, Any], mine: Rights) -> Suggestion:
+def _reads(mine: Rights, page: RowMapping) -> bool:
+    return mine.can_decide(page["space"], page["path"], page["created_by"]) or mine.can_read(
+        page["space"], page["path"], page["created_by"]
+    )
+
+
+def _view(
+    row: RowMapping,
+    page: RowMapping,
+    by_member: dict[int, Any],
+    mine: Rights,
+    reads: bool,
+    checks: dict[int, NotApplying | None],
+) -> Suggestion:
     decides = mine.can_decide(page["space"], page["path"], page["created_by"])
-    reads = decides or mine.can_read(page["space"], page["path"], page["created_by"])
     mine_own = row["suggester_id"] == mine.member.id
     pending = row["status"] == "pending"
-    problem = _check(page, row) if pending and reads else None
+    problem = checks.get(row["id"]) if pending and reads else None
     note = None
     if pending and reads and problem is None and page["version"] != row["base_version"]:
         note = (

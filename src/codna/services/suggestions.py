@@ -35,9 +35,10 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.links import check_reason
 from codna.services.members import Member, member_by_id_in
-from codna.services.pages import Change, access_page, apply_change, check_change, write_revision
+from codna.services.pages import Change, access_page, apply_change, check_change, save_applied
 from codna.services.revisions import revision_row
-from codna.services.suggestion_views import Suggestion, apply_suggestion, views
+from codna.services.suggestion_checks import applies_now, apply_suggestion
+from codna.services.suggestion_views import Suggestion, views
 from codna.storage.database import inserted_id
 from codna.storage.schema import MAX_ID, edit_suggestions, members, notifications, pages
 
@@ -127,6 +128,7 @@ def suggest_edit(
         suggestion_id = _insert(
             conn, actor, page, base["version"], change, checked_reason, diff, digest, via
         )
+        applies_now(conn, suggestion_id, page["version"])
         events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="insert")
         [made] = views(conn, [_row(conn, suggestion_id)], mine)
         return SuggestResult(saved=True, diff=diff, suggestion=made)
@@ -285,7 +287,7 @@ def decide_edit_suggestion(
             raise NotFound(
                 f"The page of suggestion {suggestion_id} is in the trash; restore it first."
             )
-        version = _accept(conn, actor, mine, row, page) if decision == "accept" else None
+        version = _accept(conn, actor, row, page) if decision == "accept" else None
         status = "accepted" if decision == "accept" else "rejected"
         decided = conn.execute(
             edit_suggestions.update()
@@ -306,17 +308,12 @@ def decide_edit_suggestion(
         return seen
 
 
-def _accept(
-    conn: Connection, actor: Member, mine: Rights, row: RowMapping, page: RowMapping
-) -> int:
+def _accept(conn: Connection, actor: Member, row: RowMapping, page: RowMapping) -> int:
     after = apply_suggestion(page, row)  # NoLongerApplies: the edit and why
     suggester = member_by_id_in(conn, row["suggester_id"])
     assert suggester is not None
     summary = suggested_by(suggester, row["reason"], via=row["via"])
-    result = write_revision(
-        conn, page, mine, actor, after=after, summary=summary, kind="accept_suggestion"
-    )
-    return result.page.version
+    return save_applied(conn, page, actor, after=after, summary=summary, kind="accept_suggestion")
 
 
 def _notify(

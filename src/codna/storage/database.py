@@ -58,9 +58,20 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A read-only transaction: one snapshot of the database throughout."""
-        with self.engine.connect() as conn, conn.begin():
-            yield conn
+        """A read-only transaction: one snapshot of the database throughout.
+
+        What `after_commit` registered runs once the transaction has ended without an error.
+        """
+        with self.engine.connect() as conn:
+            conn.info[_AFTER_COMMIT] = []
+            try:
+                with conn.begin():
+                    yield conn
+                callbacks = conn.info[_AFTER_COMMIT]
+            finally:
+                conn.info.pop(_AFTER_COMMIT, None)
+        for callback in callbacks:
+            callback()
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -126,8 +137,7 @@ def _sqlite_engine(url: sa.URL, **engine_options: Any) -> Engine:
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        writing = conn.get_execution_options().get("codna_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if is_writing(conn) else "BEGIN")
 
     return engine
 
@@ -140,5 +150,10 @@ def inserted_id(result: sa.CursorResult[Any]) -> int:
 
 
 def after_commit(conn: Connection, callback: Callable[[], None]) -> None:
-    """Run `callback` after the writing transaction `conn` is in commits."""
+    """Run `callback` after the transaction `conn` is in commits (a read: ends well)."""
     conn.info[_AFTER_COMMIT].append(callback)
+
+
+def is_writing(conn: Connection) -> bool:
+    """Whether `conn` is in a writing transaction (one that `Database.write` opened)."""
+    return bool(conn.get_execution_options().get("codna_write", False))

@@ -258,3 +258,23 @@ sa.Index("ix_edit_suggestions_page", edit_suggestions.c.page_id, edit_suggestion
 sa.Index(
     "ix_edit_suggestions_status_created", edit_suggestions.c.status, edit_suggestions.c.created_at
 )
+
+# Whether a pending suggestion still applies to its page, as computed for one page version:
+# kept so that listing what waits does not run every suggestion's edits on every call. A
+# page's versions never change, so a row is right for as long as `page_version` is current.
+suggestion_checks = sa.Table(
+    "suggestion_checks",
+    metadata,
+    sa.Column(
+        "suggestion_id",
+        sa.Integer,
+        sa.ForeignKey("edit_suggestions.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("page_version", sa.Integer, nullable=False),
+    sa.Column("applies", sa.Boolean, nullable=False),
+    sa.Column("edit_index", sa.Integer),
+    sa.Column("op", sa.String(20)),
+    sa.Column("reason", sa.String(40)),
+    sa.Column("message", sa.Text),
+)

@@ -1,0 +1,175 @@
+"""Whether a pending suggestion still applies to its page as it is now, kept per page version.
+
+A page's versions never change and neither do a suggestion's edits, so whether they apply to a
+version is worked out once and kept in `suggestion_checks`; listing what waits then reads that
+instead of running every suggestion's edits on every call. A check made in a read is written
+back once the read has ended, in a transaction of its own; losing that race costs only a
+recomputation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, RowMapping
+
+from codna.errors import InvalidEdit, NoLongerApplies
+from codna.markdown.edits import parse_edits
+from codna.services.context import database
+from codna.services.pages import Applied, Change, apply_change
+from codna.storage.database import after_commit, is_writing
+from codna.storage.schema import pages, suggestion_checks
+
+
+@dataclass(frozen=True)
+class NotApplying:
+    """Why a pending suggestion no longer applies: the edit (or the title) and the reason."""
+
+    edit_index: int | None
+    op: str | None
+    reason: str
+    message: str
+
+
+def change_of(row: RowMapping) -> Change:
+    """The suggestion's change, from its stored edits, title and tag changes."""
+    return Change(
+        edits=tuple(parse_edits(row["edits"])) if row["edits"] else (),
+        title=row["title"],
+        tags_add=tuple(row["tags_add"]),
+        tags_remove=tuple(row["tags_remove"]),
+    )
+
+
+def apply_suggestion(page: Mapping[Any, Any], row: RowMapping) -> Applied:
+    """The page after the suggestion, as the page is now. Raises NoLongerApplies."""
+    if row["title"] is not None and page["title"] != row["title_was"]:
+        raise NoLongerApplies(
+            f"The title is no longer '{row['title_was']}', the title this suggestion replaces.",
+            edit_index=None,
+            reason="title_changed",
+        )
+    try:
+        return apply_change(page, change_of(row))
+    except InvalidEdit as error:
+        raise NoLongerApplies(
+            f"It no longer applies: {error.message}",
+            edit_index=error.fields.get("edit_index"),
+            op=error.fields.get("op"),
+            reason=error.fields.get("reason"),
+        ) from None
+
+
+def _check(page: Mapping[Any, Any], row: RowMapping) -> NotApplying | None:
+    try:
+        apply_suggestion(page, row)
+    except NoLongerApplies as refusal:
+        return NotApplying(
+            refusal.fields.get("edit_index"),
+            refusal.fields.get("op"),
+            str(refusal.fields.get("reason")),
+            refusal.message,
+        )
+    return None
+
+
+def checks_for(
+    conn: Connection, rows: Sequence[RowMapping], by_page: Mapping[int, Mapping[Any, Any]]
+) -> dict[int, NotApplying | None]:
+    """For each of these pending suggestions, None if it applies to its page (in `by_page`,
+    with or without its body) as the page is now, or why not."""
+    if not rows:
+        return {}
+    kept = {
+        k["suggestion_id"]: k
+        for k in conn.execute(
+            sa.select(suggestion_checks).where(
+                suggestion_checks.c.suggestion_id.in_([r["id"] for r in rows])
+            )
+        ).mappings()
+    }
+    found: dict[int, NotApplying | None] = {}
+    stale = []
+    for row in rows:
+        known = kept.get(row["id"])
+        if known is not None and known["page_version"] == by_page[row["page_id"]]["version"]:
+            found[row["id"]] = None if known["applies"] else _from_kept(known)
+        else:
+            stale.append(row)
+    if stale:
+        bodies = _bodies(conn, {r["page_id"] for r in stale}, by_page)
+        fresh = []
+        for row in stale:
+            page = {**by_page[row["page_id"]], "body": bodies[row["page_id"]]}
+            found[row["id"]] = problem = _check(page, row)
+            fresh.append(_kept(row["id"], page["version"], problem))
+        remember(conn, fresh)
+    return found
+
+
+def _bodies(
+    conn: Connection, page_ids: set[int], by_page: Mapping[int, Mapping[Any, Any]]
+) -> dict[int, str]:
+    bodies = {i: by_page[i]["body"] for i in page_ids if "body" in by_page[i]}
+    missing = page_ids - bodies.keys()
+    if missing:
+        query = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(missing))
+        bodies.update({r.id: r.body for r in conn.execute(query)})
+    return bodies
+
+
+def _from_kept(known: RowMapping) -> NotApplying:
+    return NotApplying(known["edit_index"], known["op"], known["reason"], known["message"])
+
+
+def _kept(suggestion_id: int, version: int, problem: NotApplying | None) -> dict[str, Any]:
+    return {
+        "suggestion_id": suggestion_id,
+        "page_version": version,
+        "applies": problem is None,
+        "edit_index": problem.edit_index if problem else None,
+        "op": problem.op if problem else None,
+        "reason": problem.reason if problem else None,
+        "message": problem.message if problem else None,
+    }
+
+
+def applies_now(conn: Connection, suggestion_id: int, version: int) -> None:
+    """Keep that a suggestion applies to this version of its page (as making it showed)."""
+    remember(conn, [_kept(suggestion_id, version, None)])
+
+
+def remember(conn: Connection, fresh: list[dict[str, Any]]) -> None:
+    """Keep checks: now, in a writing transaction; after the read `conn` is in, otherwise."""
+    if not fresh:
+        return
+    if is_writing(conn):
+        _upsert(conn, fresh)
+    else:
+        after_commit(conn, lambda: _write_back(fresh))
+
+
+def _write_back(fresh: list[dict[str, Any]]) -> None:
+    try:
+        with database().write() as conn:
+            _upsert(conn, fresh)
+    except sa.exc.IntegrityError:
+        pass  # a suggestion went meanwhile (its page deleted for good): nothing to keep
+
+
+def _upsert(conn: Connection, fresh: list[dict[str, Any]]) -> None:
+    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    statement = insert(suggestion_checks).values(fresh)
+    newer = {c.name: statement.excluded[c.name] for c in suggestion_checks.c if not c.primary_key}
+    conn.execute(
+        statement.on_conflict_do_update(
+            index_elements=[suggestion_checks.c.suggestion_id],
+            set_=newer,
+            # A check of an older version never replaces one of a newer version.
+            where=suggestion_checks.c.page_version <= statement.excluded.page_version,
+        )
+    )
