@@ -21,7 +21,7 @@ from codna.errors import InvalidEdit, NoLongerApplies
 from codna.markdown.edits import parse_edits
 from codna.services.context import database
 from codna.services.pages import Applied, Change, apply_change
-from codna.storage.database import after_commit, is_writing
+from codna.storage.database import after_commit, is_writing, one_of
 from codna.storage.schema import pages, suggestion_checks
 
 
@@ -88,7 +88,7 @@ def checks_for(
         k["suggestion_id"]: k
         for k in conn.execute(
             sa.select(suggestion_checks).where(
-                suggestion_checks.c.suggestion_id.in_([r["id"] for r in rows])
+                one_of(suggestion_checks.c.suggestion_id, {r["id"] for r in rows})
             )
         ).mappings()
     }
@@ -117,7 +117,7 @@ def _bodies(
     bodies = {i: by_page[i]["body"] for i in page_ids if "body" in by_page[i]}
     missing = page_ids - bodies.keys()
     if missing:
-        query = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(missing))
+        query = sa.select(pages.c.id, pages.c.body).where(one_of(pages.c.id, missing))
         bodies.update({r.id: r.body for r in conn.execute(query)})
     return bodies
 
@@ -139,8 +139,8 @@ def _kept(suggestion_id: int, version: int, problem: NotApplying | None) -> dict
 
 
 def applies_now(conn: Connection, suggestion_id: int, version: int) -> None:
-    """Keep that a suggestion applies to this version of its page (as making it showed)."""
-    remember(conn, [_kept(suggestion_id, version, None)])
+    """Keep that a new suggestion applies to this version of its page (as making it showed)."""
+    conn.execute(suggestion_checks.insert().values(_kept(suggestion_id, version, None)))
 
 
 def remember(conn: Connection, fresh: list[dict[str, Any]]) -> None:
@@ -148,7 +148,7 @@ def remember(conn: Connection, fresh: list[dict[str, Any]]) -> None:
     if not fresh:
         return
     if is_writing(conn):
-        _upsert(conn, fresh)
+        conn.execute(_UPSERT[conn.dialect.name], fresh)
     else:
         after_commit(conn, lambda: _write_back(fresh))
 
@@ -156,20 +156,22 @@ def remember(conn: Connection, fresh: list[dict[str, Any]]) -> None:
 def _write_back(fresh: list[dict[str, Any]]) -> None:
     try:
         with database().write() as conn:
-            _upsert(conn, fresh)
+            conn.execute(_UPSERT[conn.dialect.name], fresh)
     except sa.exc.IntegrityError:
         pass  # a suggestion went meanwhile (its page deleted for good): nothing to keep
 
 
-def _upsert(conn: Connection, fresh: list[dict[str, Any]]) -> None:
-    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    statement = insert(suggestion_checks).values(fresh)
+def _upsert(insert: Any) -> sa.Executable:
+    statement = insert(suggestion_checks)
     newer = {c.name: statement.excluded[c.name] for c in suggestion_checks.c if not c.primary_key}
-    conn.execute(
-        statement.on_conflict_do_update(
-            index_elements=[suggestion_checks.c.suggestion_id],
-            set_=newer,
-            # A check of an older version never replaces one of a newer version.
-            where=suggestion_checks.c.page_version <= statement.excluded.page_version,
-        )
+    upsert: sa.Executable = statement.on_conflict_do_update(
+        index_elements=[suggestion_checks.c.suggestion_id],
+        set_=newer,
+        # A check of an older version never replaces one of a newer version.
+        where=suggestion_checks.c.page_version <= statement.excluded.page_version,
     )
+    return upsert
+
+
+# Built once: executed with a list of rows, the statement is compiled once and cached.
+_UPSERT = {"postgresql": _upsert(postgresql.insert), "sqlite": _upsert(sqlite.insert)}

@@ -7,7 +7,7 @@ against its base version) comes with a note that it will be applied to the newer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +19,7 @@ from codna.services.access import Rights
 from codna.services.addresses import Address
 from codna.services.suggestion_checks import NotApplying, checks_for
 from codna.settings import base_url
+from codna.storage.database import one_of
 from codna.storage.schema import members, pages
 
 # A page as a suggestion's view needs it: everything but the body, read only where a check
@@ -63,22 +64,28 @@ def suggestion_url(suggestion_id: int) -> str:
     return f"{base_url()}/api/v1/suggestions/{suggestion_id}"
 
 
-def views(conn: Connection, rows: Sequence[RowMapping], mine: Rights) -> list[Suggestion]:
-    """Suggestions as `mine.member` sees them, with a few queries for any number of rows:
-    whether a pending one still applies is read from what was kept for its page's version,
+def views(
+    conn: Connection,
+    rows: Sequence[RowMapping],
+    mine: Rights,
+    *,
+    page: Mapping[Any, Any] | None = None,
+) -> list[Suggestion]:
+    """Suggestions as `mine.member` sees them, with a few queries for any number of rows
+    (`page`: the one page they are all on, as it is now, when the caller has it already).
+    Whether a pending one still applies is read from what was kept for its page's version,
     and worked out only where nothing was kept for that version yet."""
-    page_rows = (
-        conn.execute(sa.select(*PAGE_COLUMNS).where(pages.c.id.in_({r["page_id"] for r in rows})))
-        .mappings()
-        .all()
-    )
+    if page is not None:
+        by_page = {page["id"]: page}
+    else:
+        query = sa.select(*PAGE_COLUMNS).where(one_of(pages.c.id, {r["page_id"] for r in rows}))
+        by_page = {r["id"]: r for r in conn.execute(query).mappings()}
     people = {r["suggester_id"] for r in rows} | {r["decided_by"] for r in rows}
     member_rows = conn.execute(
         sa.select(members.c.id, members.c.name, members.c.kind).where(
-            members.c.id.in_(people - {None})
+            one_of(members.c.id, people - {None})
         )
     ).all()
-    by_page = {r["id"]: r for r in page_rows}
     by_member = {r.id: r for r in member_rows}
     readable = {i for i, p in by_page.items() if _reads(mine, p)}
     checks = checks_for(
@@ -90,7 +97,7 @@ def views(conn: Connection, rows: Sequence[RowMapping], mine: Rights) -> list[Su
     ]
 
 
-def _reads(mine: Rights, page: RowMapping) -> bool:
+def _reads(mine: Rights, page: Mapping[Any, Any]) -> bool:
     return mine.can_decide(page["space"], page["path"], page["created_by"]) or mine.can_read(
         page["space"], page["path"], page["created_by"]
     )
@@ -98,7 +105,7 @@ def _reads(mine: Rights, page: RowMapping) -> bool:
 
 def _view(
     row: RowMapping,
-    page: RowMapping,
+    page: Mapping[Any, Any],
     by_member: dict[int, Any],
     mine: Rights,
     reads: bool,

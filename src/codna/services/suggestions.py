@@ -130,7 +130,7 @@ def suggest_edit(
         )
         applies_now(conn, suggestion_id, page["version"])
         events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="insert")
-        [made] = views(conn, [_row(conn, suggestion_id)], mine)
+        [made] = views(conn, [_row(conn, suggestion_id)], mine, page=page)
         return SuggestResult(saved=True, diff=diff, suggestion=made)
 
 
@@ -342,7 +342,7 @@ def withdraw_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
     """The suggester takes back a suggestion that still waits. Raises NotFound, ReadOnly
     (someone else's), AlreadyDecided."""
     with database().write() as conn:
-        row, _, mine = access_suggestion(conn, actor, suggestion_id, lock=True)
+        row, page, mine = access_suggestion(conn, actor, suggestion_id, lock=True)
         if row["suggester_id"] != actor.id:
             raise ReadOnly("Only the member who made a suggestion can withdraw it.")
         if row["status"] != "pending":
@@ -355,15 +355,15 @@ def withdraw_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
             .values(status="withdrawn", decided_at=now())
         )
         events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="update")
-        [seen] = views(conn, [_row(conn, suggestion_id)], mine)
+        [seen] = views(conn, [_row(conn, suggestion_id)], mine, page=page)
         return seen
 
 
 def read_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
     """One suggestion, for its suggester or an editor of its page. Raises NotFound."""
     with database().read() as conn:
-        row, _, mine = access_suggestion(conn, actor, suggestion_id)
-        [seen] = views(conn, [row], mine)
+        row, page, mine = access_suggestion(conn, actor, suggestion_id)
+        [seen] = views(conn, [row], mine, page=page)
         return seen
 
 

@@ -157,3 +157,13 @@ def after_commit(conn: Connection, callback: Callable[[], None]) -> None:
 def is_writing(conn: Connection) -> bool:
     """Whether `conn` is in a writing transaction (one that `Database.write` opened)."""
     return bool(conn.get_execution_options().get("codna_write", False))
+
+
+def one_of(column: sa.ColumnElement[Any], values: set[Any]) -> sa.ColumnElement[bool]:
+    """`column IN values`, or `column = value` for one value: an IN list is rendered anew for
+    every call, an equality comes from the statement cache."""
+    if len(values) == 1:
+        [value] = values
+        equal: sa.ColumnElement[bool] = column == value
+        return equal
+    return column.in_(values)
