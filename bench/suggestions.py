@@ -8,7 +8,7 @@
    revision, the page, the search index row, the notification and the suggestion's status.
 2. `pending_decisions` for an editor of everything with 10,000 pending suggested changes from
    50 agents over 1,000 pages, a tenth of which moved on after the suggestions were made (so
-   some no longer apply): its first page of 50 items and the total, each item saying whether it
+   a tenth of the newest no longer apply): its first page of 50 items and the total, each item saying whether it
    still applies; median and p99, and the first call after the suggestions were made.
 
 Run: .venv/bin/python bench/suggestions.py [--postgres URL] [--repeat N] [--skip-inbox]
@@ -241,8 +241,8 @@ def seed_inbox(db: Database) -> members.Member:
             reason=f"Suggestion {k} makes paragraph {paragraph} clearer.",
         )
     assert per_page <= 20
-    # The newest pages moved on: one paragraph's suggestion no longer applies, the rest do.
-    for n in range(INBOX_PAGES - INBOX_PAGES // 10, INBOX_PAGES):
+    # A tenth of the pages moved on: there one paragraph's suggestion no longer applies.
+    for n in range(0, INBOX_PAGES, 10):
         pages.edit_page(
             editor,
             address=f"wiki:folder{n % 10}/page{n}",
