@@ -120,14 +120,16 @@ class Rights:
         return clauses
 
 
+# Built once: every call that checks access runs it.
+_GRANTS_OF = sa.select(grants.c.space, grants.c.path, grants.c.level).where(
+    grants.c.member_id == sa.bindparam("member_id")
+)
+
+
 def rights(conn: Connection, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
-    rows = conn.execute(
-        sa.select(grants.c.space, grants.c.path, grants.c.level).where(
-            grants.c.member_id == member.id
-        )
-    ).all()
-    return Rights(member, tuple((r.space, r.path, r.level) for r in rows))
+    rows = conn.execute(_GRANTS_OF, {"member_id": member.id}).all()
+    return Rights(member, tuple((space, path, level) for space, path, level in rows))
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:

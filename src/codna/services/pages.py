@@ -31,7 +31,7 @@ from codna.services.access import Rights, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.members import Member, names
+from codna.services.members import Member
 from codna.services.revisions import (
     Revision,
     RevisionKind,
@@ -40,7 +40,7 @@ from codna.services.revisions import (
     save_revision,
 )
 from codna.storage.database import inserted_id
-from codna.storage.schema import edit_suggestions, pages, revisions
+from codna.storage.schema import edit_suggestions, members, pages, revisions
 
 Need = Literal["read", "edit", "manage"]
 MAX_TAGS = 50
@@ -98,6 +98,46 @@ class Change:
 # -- access ---------------------------------------------------------------------------------
 
 
+# The statements every read and edit runs, built once: building one costs more than running it.
+def _locked(query: sa.Select[Any], lock: bool) -> sa.Select[Any]:
+    # NO KEY UPDATE: writers queue; rows that merely refer to the page do not
+    return query.with_for_update(key_share=True) if lock else query
+
+
+_AT = sa.and_(pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path"))
+_PAGE_AT = {lock: _locked(sa.select(pages).where(_AT), lock) for lock in (False, True)}
+_PAGE_BY_ID = {
+    lock: _locked(sa.select(pages).where(pages.c.id == sa.bindparam("id")), lock)
+    for lock in (False, True)
+}
+
+
+def _about(page_id: Any, created_by: Any, updated_by: Any) -> list[sa.Label[Any]]:
+    """The names of a page's authors and how many suggestions wait on it, as columns."""
+    return [
+        sa.select(members.c.name)
+        .where(members.c.id == created_by)
+        .scalar_subquery()
+        .label("created_by_name"),
+        sa.select(members.c.name)
+        .where(members.c.id == updated_by)
+        .scalar_subquery()
+        .label("updated_by_name"),
+        sa.select(sa.func.count())
+        .where(edit_suggestions.c.page_id == page_id, edit_suggestions.c.status == "pending")
+        .scalar_subquery()
+        .label("pending_suggestions"),
+    ]
+
+
+_ABOUT_PAGE = sa.select(
+    *_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by"))
+)
+# A page to read and what _page needs besides, in one round trip.
+_PAGE_TO_READ = sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by))
+_PAGE_TO_READ = _PAGE_TO_READ.where(_AT)
+
+
 def access_page(
     conn: Connection,
     actor: Member,
@@ -113,13 +153,26 @@ def access_page(
     Raises NotFound (no such page, or the actor cannot read it; a page in or out of the trash
     when the other was wanted) and ReadOnly (the actor can read but not do this).
     """
+    params: dict[str, Any]
     if isinstance(address, int):
-        query = sa.select(pages).where(pages.c.id == address)
+        query, params = _PAGE_BY_ID[lock], {"id": address}
     else:
-        query = sa.select(pages).where(pages.c.space == address.space, pages.c.path == address.path)
-    if lock:  # NO KEY UPDATE: writers queue; rows that merely refer to the page do not
-        query = query.with_for_update(key_share=True)
-    row = conn.execute(query).mappings().first()
+        query, params = _PAGE_AT[lock], {"space": address.space, "path": address.path}
+    row = conn.execute(query, params).mappings().first()
+    return _authorise(conn, actor, address, row, need=need, in_trash=in_trash)
+
+
+def _authorise(
+    conn: Connection,
+    actor: Member,
+    address: Address | int,
+    row: RowMapping | None,
+    *,
+    need: Need,
+    in_trash: bool | None,
+) -> tuple[RowMapping, Rights]:
+    """The page `row` fetched for `address` and the actor's rights, once they are known to
+    allow `need` on it; raises as access_page says."""
     mine = rights(conn, actor)
     if row is None or not mine.can_read(row["space"], row["path"], row["created_by"]):
         raise NotFound(f"There is no page {address}.", address=str(address))
@@ -146,33 +199,31 @@ def _read_only_message(address: Address, actor: Member) -> str:
 
 
 def page_from_row(conn: Connection, row: RowMapping, mine: Rights) -> Page:
-    who = names(conn, {row["created_by"], row["updated_by"]})
+    params = {"created_by": row["created_by"], "updated_by": row["updated_by"], "id": row["id"]}
+    about = conn.execute(_ABOUT_PAGE, params).mappings().one()
+    return _page(row, mine, about)
+
+
+def _page(row: RowMapping, mine: Rights, about: RowMapping) -> Page:
+    """The page `row` as `mine`'s member sees it; `about` has its authors' names and the
+    number of pending suggestions (the columns of _ABOUT_PAGE)."""
+    space, path, created_by = row["space"], row["path"], row["created_by"]
     return Page(
-        address=str(Address(row["space"], row["path"])),
+        address=str(Address(space, path)),
         title=row["title"],
         tags=tuple(row["tags"]),
         body=row["body"],
         version=row["version"],
         latest_version=row["version"],
-        created_by=who.get(row["created_by"], "?"),
+        created_by=about["created_by_name"] or "?",
         created_at=row["created_at"],
-        updated_by=who.get(row["updated_by"], "?"),
+        updated_by=about["updated_by_name"] or "?",
         updated_at=row["updated_at"],
         in_trash=row["trashed_at"] is not None,
-        editable=mine.can_edit(row["space"], row["path"], row["created_by"]),
-        pending_suggestions=_pending_count(conn, row["id"])
-        if mine.can_decide(row["space"], row["path"], row["created_by"])
+        editable=mine.can_edit(space, path, created_by),
+        pending_suggestions=int(about["pending_suggestions"])
+        if mine.can_decide(space, path, created_by)
         else None,
-    )
-
-
-def _pending_count(conn: Connection, page_id: int) -> int:
-    return int(
-        conn.execute(
-            sa.select(sa.func.count()).where(
-                edit_suggestions.c.page_id == page_id, edit_suggestions.c.status == "pending"
-            )
-        ).scalar_one()
     )
 
 
@@ -416,8 +467,10 @@ def read_page(actor: Member, *, address: str, version: int | None = None) -> Pag
     """The page at its latest version, or at `version`. Raises NotFound, InvalidRequest."""
     where = parse_address(address, want="page")
     with database().read() as conn:
-        row, mine = access_page(conn, actor, where)
-        page = page_from_row(conn, row, mine)
+        params = {"space": where.space, "path": where.path}
+        row = conn.execute(_PAGE_TO_READ, params).mappings().first()
+        row, mine = _authorise(conn, actor, where, row, need="read", in_trash=False)
+        page = _page(row, mine, row)
         if version is None or version == row["version"]:
             return page
         old = revision_row(conn, row["id"], version, str(where))
