@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, status
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
+from codna.api.responses import answer
 from codna.schemas import EditIn, edits_to_wire
 from codna.services import pages, reverts, search, transfer
 from codna.services.pages import EditResult, Page, PageSummary
@@ -79,15 +81,18 @@ def create_page(member: Writer, body: CreatePage) -> Page:
     return pages.create_page(member, **body.model_dump())
 
 
-@router.get("/page", summary="Read a page, at its latest version or another")
-def read_page(member: Reader, address: Address, version: int | None = None) -> Page:
-    return pages.read_page(member, address=address, version=version)
+@router.get("/page", response_model=Page, summary="Read a page, at its latest version or another")
+async def read_page(member: Reader, address: Address, version: int | None = None) -> Response:
+    # On the event loop, like the token check: reading one page is two indexed queries.
+    return answer(pages.read_page(member, address=address, version=version), Page)
 
 
-@router.post("/page/edit", summary="Apply edits that name their text, all or none")
-def edit_page(member: Writer, body: EditPage) -> EditResult:
+@router.post(
+    "/page/edit", response_model=EditResult, summary="Apply edits that name their text, all or none"
+)
+def edit_page(member: Writer, body: EditPage) -> Response:
     fields = body.model_dump(exclude={"edits"})
-    return pages.edit_page(member, edits=edits_to_wire(body.edits), **fields)
+    return answer(pages.edit_page(member, edits=edits_to_wire(body.edits), **fields), EditResult)
 
 
 @router.get("/page/history", summary="A page's revisions, newest first")

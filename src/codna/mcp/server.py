@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import MCPServer
@@ -54,11 +53,14 @@ says which edit and why. Errors start with a stable code such as not_found or in
 
 
 class TokenVerifier:
-    """Bearer tokens for the HTTP transport, looked up in the database on every request."""
+    """Bearer tokens for the HTTP transport, looked up in the database on every request.
+
+    The lookup runs on the event loop: it is one indexed query, and the hop to a worker
+    thread and back cost several times more (and, under load, queued behind the GIL)."""
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            caller = await anyio.to_thread.run_sync(tokens.authenticate_token, token)
+            caller = tokens.authenticate_token(token)
         except Unauthenticated:
             return None
         member = caller.member
@@ -113,6 +115,21 @@ class CodnaMCP(MCPServer[Any]):
         super().__init__(name="codna", instructions=INSTRUCTIONS, **options)
         self.limiter = limiter
         self.local = local
+        self._tool_names: frozenset[str] | None = None  # known once asked; reset on a change
+
+    def add_tool(self, fn: Callable[..., Any], *args: Any, **options: Any) -> None:
+        super().add_tool(fn, *args, **options)
+        self._tool_names = None
+
+    def remove_tool(self, name: str) -> None:
+        super().remove_tool(name)
+        self._tool_names = None
+
+    async def tool_names(self) -> frozenset[str]:
+        """Every tool's name, whoever asks."""
+        if self._tool_names is None:
+            self._tool_names = frozenset(tool.name for tool in await super().list_tools())
+        return self._tool_names
 
     def caller(self) -> Caller:
         return current_caller(self.local)
@@ -130,8 +147,7 @@ class CodnaMCP(MCPServer[Any]):
     ) -> Any:
         try:
             caller = self.caller()
-            known = {tool.name for tool in await super().list_tools()}
-            if name not in known or not self.may_use(caller.member, name):
+            if name not in await self.tool_names() or not self.may_use(caller.member, name):
                 # A hidden tool is refused exactly like one that does not exist.
                 raise NotFound("There is no such tool; tools/list shows the ones you may use.")
             self.limiter.hit(f"token:{caller.token_id}")
