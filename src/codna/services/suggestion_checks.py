@@ -35,7 +35,7 @@ class NotApplying:
     message: str
 
 
-def change_of(row: RowMapping) -> Change:
+def change_of(row: Mapping[Any, Any]) -> Change:
     """The suggestion's change, from its stored edits, title and tag changes."""
     return Change(
         edits=tuple(parse_edits(row["edits"])) if row["edits"] else (),
@@ -45,7 +45,7 @@ def change_of(row: RowMapping) -> Change:
     )
 
 
-def apply_suggestion(page: Mapping[Any, Any], row: RowMapping) -> Applied:
+def apply_suggestion(page: Mapping[Any, Any], row: Mapping[Any, Any]) -> Applied:
     """The page after the suggestion, as the page is now. Raises NoLongerApplies."""
     if row["title"] is not None and page["title"] != row["title_was"]:
         raise NoLongerApplies(
@@ -64,7 +64,7 @@ def apply_suggestion(page: Mapping[Any, Any], row: RowMapping) -> Applied:
         ) from None
 
 
-def _check(page: Mapping[Any, Any], row: RowMapping) -> NotApplying | None:
+def _check(page: Mapping[Any, Any], row: Mapping[Any, Any]) -> NotApplying | None:
     try:
         apply_suggestion(page, row)
     except NoLongerApplies as refusal:
@@ -78,7 +78,7 @@ def _check(page: Mapping[Any, Any], row: RowMapping) -> NotApplying | None:
 
 
 def checks_for(
-    conn: Connection, rows: Sequence[RowMapping], by_page: Mapping[int, Mapping[Any, Any]]
+    conn: Connection, rows: Sequence[Mapping[Any, Any]], by_page: Mapping[int, Mapping[Any, Any]]
 ) -> dict[int, NotApplying | None]:
     """For each of these pending suggestions, None if it applies to its page (in `by_page`,
     with or without its body) as the page is now, or why not."""

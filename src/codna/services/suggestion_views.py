@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.services.access import Rights
 from codna.services.addresses import Address
@@ -66,7 +66,7 @@ def suggestion_url(suggestion_id: int) -> str:
 
 def views(
     conn: Connection,
-    rows: Sequence[RowMapping],
+    rows: Sequence[Mapping[Any, Any]],
     mine: Rights,
     *,
     page: Mapping[Any, Any] | None = None,
@@ -104,7 +104,7 @@ def _reads(mine: Rights, page: Mapping[Any, Any]) -> bool:
 
 
 def _view(
-    row: RowMapping,
+    row: Mapping[Any, Any],
     page: Mapping[Any, Any],
     by_member: dict[int, Any],
     mine: Rights,

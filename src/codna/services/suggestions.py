@@ -243,17 +243,24 @@ def access_suggestion(
 ) -> tuple[RowMapping, RowMapping, Rights]:
     """The suggestion, its page and the actor's rights. Raises NotFound unless the actor is its
     suggester or an editor of its page (as the grants are now)."""
-    query = sa.select(edit_suggestions).where(edit_suggestions.c.id == suggestion_id)
-    row = conn.execute(query).mappings().first() if 1 <= suggestion_id <= MAX_ID else None
     missing = NotFound(f"There is no suggestion {suggestion_id}.", suggestion_id=suggestion_id)
-    if row is None:
+    if not 1 <= suggestion_id <= MAX_ID:
         raise missing
-    page_query = sa.select(pages).where(pages.c.id == row["page_id"])
-    if lock:  # the page first, then the suggestion: the order every writer takes them in
-        page_query = page_query.with_for_update(key_share=True)
-    page = conn.execute(page_query).mappings().one()
+    # The page first, found through the suggestion, then the suggestion: the order every
+    # writer takes them in.
+    page_query = (
+        sa.select(pages)
+        .join(edit_suggestions, edit_suggestions.c.page_id == pages.c.id)
+        .where(edit_suggestions.c.id == suggestion_id)
+    )
+    query = sa.select(edit_suggestions).where(edit_suggestions.c.id == suggestion_id)
     if lock:
-        row = conn.execute(query.with_for_update()).mappings().one()
+        page_query = page_query.with_for_update(key_share=True, of=pages)
+        query = query.with_for_update()
+    page = conn.execute(page_query).mappings().first()
+    row = conn.execute(query).mappings().first() if page is not None else None
+    if page is None or row is None:
+        raise missing
     mine = rights(conn, actor)
     if row["suggester_id"] != actor.id and not mine.can_decide(
         page["space"], page["path"], page["created_by"]
@@ -287,33 +294,46 @@ def decide_edit_suggestion(
             raise NotFound(
                 f"The page of suggestion {suggestion_id} is in the trash; restore it first."
             )
-        version = _accept(conn, actor, row, page) if decision == "accept" else None
+        page_now: Mapping[Any, Any] = page
+        version = None
+        if decision == "accept":
+            page_now = _accept(conn, actor, row, page)
+            version = page_now["version"]
         status = "accepted" if decision == "accept" else "rejected"
-        decided = conn.execute(
+        decided = {
+            "status": status,
+            "decided_by": actor.id,
+            "decided_at": now(),
+            "decision_reason": checked_reason,
+            "accepted_version": version,
+        }
+        changed = conn.execute(
             edit_suggestions.update()
             .where(edit_suggestions.c.id == suggestion_id, edit_suggestions.c.status == "pending")
-            .values(
-                status=status,
-                decided_by=actor.id,
-                decided_at=now(),
-                decision_reason=checked_reason,
-                accepted_version=version,
-            )
+            .values(**decided)
         ).rowcount
-        if decided != 1:  # cannot happen under the row lock; refuse rather than write twice
+        if changed != 1:  # cannot happen under the row lock; refuse rather than write twice
             raise AlreadyDecided(f"Suggestion {suggestion_id} was decided meanwhile.")
         events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="update")
         _notify(conn, actor, row, status, checked_reason)
-        [seen] = views(conn, [_row(conn, suggestion_id)], mine)
+        [seen] = views(conn, [{**row, **decided}], mine, page=page_now)
         return seen
 
 
-def _accept(conn: Connection, actor: Member, row: RowMapping, page: RowMapping) -> int:
+def _accept(
+    conn: Connection, actor: Member, row: RowMapping, page: RowMapping
+) -> Mapping[Any, Any]:
+    """Apply the suggestion to the page as it is, as one revision; the page after it."""
     after = apply_suggestion(page, row)  # NoLongerApplies: the edit and why
     suggester = member_by_id_in(conn, row["suggester_id"])
     assert suggester is not None
     summary = suggested_by(suggester, row["reason"], via=row["via"])
-    return save_applied(conn, page, actor, after=after, summary=summary, kind="accept_suggestion")
+    version = save_applied(
+        conn, page, actor, after=after, summary=summary, kind="accept_suggestion"
+    )
+    page_now = dict(page)
+    page_now.update(title=after.title, tags=after.tags, body=after.body, version=version)
+    return page_now
 
 
 def _notify(
