@@ -302,11 +302,13 @@ def test_a_revoked_token_is_refused_on_the_very_next_mcp_request(server: Server)
 @pytest.mark.parametrize("path", ["/api/v1/me", "/mcp"])
 def test_a_host_the_server_does_not_answer_to_gets_421(server: Server, path: str) -> None:
     with server.api("reader") as client:
-        for host in ("evil.example", f"evil.example:{server.port}", "127.0.0.1.evil.example"):
+        hosts = ("evil.example", f"evil.example:{server.port}", "127.0.0.1.evil.example", "1:80")
+        for host in hosts:
             answer = client.post(path, json={}, headers={"Host": host} | MCP_HEADERS)
             error_body(answer, 421, "bad_host")
-        fine = client.get("/api/v1/me", headers={"Host": f"localhost:{server.port}"})
-        assert fine.status_code == 200
+        for host in (f"localhost:{server.port}", f"[::1]:{server.port}"):
+            fine = client.get("/api/v1/me", headers={"Host": host})
+            assert fine.status_code == 200
 
 
 @pytest.mark.parametrize("path", ["/api/v1/me", "/mcp"])
