@@ -25,6 +25,7 @@ from codna.markdown.edits import (
 )
 from codna.markdown.limits import MAX_BODY_BYTES, MAX_EDITS, MAX_TEXT_BYTES
 from codna.markdown.sections import scan_headings
+from tests.markdown.test_sections import busy_pages
 from tests.markdown.test_sections import generated_pages as pages
 
 PAGE = """# Decision
@@ -102,6 +103,18 @@ Nothing yet.
         ),
         pytest.param("# Only\nx\n", DeleteSection("Only"), "", id="delete-everything"),
         pytest.param(
+            "x" + "\n" * 300 + "# Last\ny\n",
+            DeleteSection("Last"),
+            "x\n",
+            id="delete-last-section-after-many-blank-lines",
+        ),
+        pytest.param(
+            "# A\n##\nx\n# B\n",
+            ReplaceSection("A > ", "y"),
+            "# A\n##\n\ny\n\n# B\n",
+            id="replace-section-without-text-named-by-its-parent",
+        ),
+        pytest.param(
             PAGE,
             DeleteSection("Decision > Limits > Details"),
             PAGE.replace("### Details\n\nBytes, not characters.\n\n", ""),
@@ -116,6 +129,15 @@ def test_each_op_changes_the_page_as_documented(body: str, edit: Edit, expected:
 def test_edits_apply_in_order_each_seeing_the_ones_before() -> None:
     edits: list[Edit] = [Replace("cat", "dog"), InsertAfter("dog", "gy"), Replace("doggy", "pup")]
     assert apply_edits("a cat\n", edits) == "a pup\n"
+    sections: list[Edit] = [
+        ReplaceSection("Limits", "## Later\n\nSoon."),
+        InsertBefore("Soon", "Very "),
+        DeleteSection("Notes"),
+        ReplaceSection("Later", "Never."),
+        Append("```\n## Code\n```"),
+        ReplaceSection("Decision", "All gone."),
+    ]
+    assert apply_edits(PAGE, sections) == "# Decision\n\nAll gone.\n"
 
 
 DUPLICATED = "# A\n## Limits\nx\n# B\n## Limits\ny\n"
@@ -164,6 +186,39 @@ DUPLICATED = "# A\n## Limits\nx\n# B\n## Limits\ny\n"
             None,
         ),
         ("    # Code\n", [DeleteSection("Code")], 0, "delete_section", "section_not_found", None),
+        ("ab\n", [InsertAfter("a", "b"), Replace("b", "c")], 1, "replace", "ambiguous", 2),
+        (
+            "ab\n",
+            [InsertAfter("b", "a"), InsertAfter("ba", "b"), Replace("ab", "c")],
+            2,
+            "replace",
+            "ambiguous",
+            2,
+        ),
+        (
+            "ab\n",
+            [Replace("b", "c"), InsertAfter("b", "c")],
+            1,
+            "insert_after",
+            "text_not_found",
+            None,
+        ),
+        (
+            PAGE,
+            [ReplaceSection("Limits", "## Notes\n\nMore."), DeleteSection("Notes")],
+            1,
+            "delete_section",
+            "section_ambiguous",
+            2,
+        ),
+        (
+            PAGE,
+            [Append("```\n## Notes\n"), DeleteSection("Notes"), DeleteSection("Notes")],
+            2,
+            "delete_section",
+            "section_not_found",
+            None,
+        ),
     ],
 )
 def test_an_edit_that_does_not_apply_is_refused_with_its_index_op_and_reason(
@@ -426,3 +481,101 @@ def test_a_section_edit_changes_that_section_and_keeps_every_other_heading(
 
     deleted = apply_edits(body, [DeleteSection(name)])
     assert _outline(deleted) == [(h.level, h.text) for h in [*kept_before, *kept_after]]
+
+
+# --- applying edits together is applying them one at a time ----------------------------------
+
+# What edits put in: words, lines, and lines that make headings or fences.
+_put_in = st.lists(
+    st.sampled_from(
+        [
+            "x",
+            "cat",
+            " ",
+            "\n",
+            "\n\n",
+            "H\n",
+            "text\n",
+            "**H**",
+            "===\n",
+            "---\n",
+            "# H\n",
+            "## I\n",
+            "  # H\n",
+            "```\n",
+            "~~~\n",
+        ]
+    ),
+    max_size=3,
+).map("".join)
+
+
+@st.composite
+def _edit_for(draw: st.DrawFn, body: str) -> Edit:
+    """An edit for `body`: its anchor cut from it (often across what an earlier edit put in)
+    or made up, its heading one of its own (by text, level or path) or made up."""
+    op = draw(st.sampled_from(["replace", "after", "before", "append", "replace_section"]))
+    op = draw(st.sampled_from([op, "delete_section"]))
+    if op in ("replace", "after", "before"):
+        if body and draw(st.integers(0, 3)):
+            start = draw(st.integers(0, len(body) - 1))
+            anchor = body[start : draw(st.integers(start + 1, min(len(body), start + 12)))]
+        else:
+            anchor = draw(st.sampled_from(["x", "cat", "# H", "\n", "H", ""]))
+        kind = {"replace": Replace, "after": InsertAfter, "before": InsertBefore}[op]
+        return kind(anchor, draw(_put_in))
+    if op == "append":
+        return Append(draw(_put_in))
+    headings = scan_headings(body)
+    names = ["H", "I", "## H", "H > I", "Nothing", ""]
+    for heading in headings:
+        names += [heading.text, f"{'#' * heading.level} {heading.text}"]
+        parents = [
+            h for h in headings if h.start < heading.start < h.end and h.level < heading.level
+        ]
+        if parents:
+            names.append(f"{parents[-1].text} > {heading.text}")
+    name = draw(st.sampled_from(names))
+    if op == "replace_section":
+        return ReplaceSection(name, draw(_put_in))
+    return DeleteSection(name)
+
+
+@st.composite
+def _edit_runs(draw: st.DrawFn) -> tuple[str, list[Edit]]:
+    """A page, and edits each drawn for the page those before it make."""
+    body = draw(st.one_of(pages, busy_pages, _bodies))
+    edits: list[Edit] = []
+    current = body
+    for _ in range(draw(st.integers(1, 10))):
+        edit = draw(_edit_for(current))
+        edits.append(edit)
+        try:
+            current = apply_edits(current, [edit])
+        except InvalidEdit:
+            break
+    return body, edits
+
+
+@settings(max_examples=500, deadline=None)
+@given(_edit_runs())
+def test_edits_applied_together_do_what_they_do_applied_one_at_a_time(
+    run: tuple[str, list[Edit]],
+) -> None:
+    # One at a time, the page is one string and every section lookup starts afresh; together,
+    # the page is kept in pieces and the section finder keeps up with the edits.
+    body, edits = run
+    expected: str | tuple[dict[str, Any], str] = body
+    current = body
+    for index, edit in enumerate(edits):
+        try:
+            current = expected = apply_edits(current, [edit])
+        except InvalidEdit as refused:
+            fields = {**refused.fields, "edit_index": index}
+            expected = fields, refused.message.replace("Edit 0 ", f"Edit {index} ", 1)
+            break
+    try:
+        result: str | tuple[dict[str, Any], str] = apply_edits(body, edits)
+    except InvalidEdit as refused:
+        result = refused.fields, refused.message
+    assert result == expected

@@ -9,6 +9,7 @@ from markdown_it import MarkdownIt
 
 from codna.markdown.sections import (
     SectionAmbiguous,
+    SectionFinder,
     SectionNotFound,
     _find_quickly,
     _lookup,
@@ -122,6 +123,11 @@ def test_a_heading_is_named_by_its_text_its_level_or_the_headings_above_it(
     name: str, line: int
 ) -> None:
     assert find_section(OUTLINE, name).line == line
+
+
+def test_a_heading_without_text_is_named_by_the_one_above_it() -> None:
+    heading = find_section("# A\n##\nx\n# B\n", "A > ")
+    assert (heading.level, heading.text, heading.start, heading.end) == (2, "", 4, 9)
 
 
 def test_a_name_several_headings_share_is_ambiguous_and_the_refusal_names_each_uniquely() -> None:
@@ -298,3 +304,47 @@ def test_the_fast_path_agrees_on_every_name_of_these_pages(body: str) -> None:
                 expected = _full_scan_answer(body, name)
                 assert expected is not None, name
                 assert _fast_answer(body, name) == expected, name
+
+
+# Lines a change puts in: ones that open and close fences, underline a paragraph, indent a
+# heading, or name the headings the generated pages have.
+_changes = st.lists(
+    st.one_of(_atx, _paragraph, _underline, _fence, _indented, _blank, _setext_lines),
+    max_size=3,
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(generated_pages, busy_pages), st.data())
+def test_a_finder_kept_up_with_changes_finds_what_the_full_scan_finds_on_the_page_they_make(
+    body: str, data: st.DataObject
+) -> None:
+    # Some names are given when the finder is made (their headings are looked for on its
+    # passes), the others cost a pass of their own; either way, after each change (anywhere,
+    # not only at line starts) it answers as the full scan of the page as it now is.
+    finder = SectionFinder("\n" + body, [_names(body, data) for _ in range(2)])
+    for _ in range(data.draw(st.integers(1, 4))):
+        start = data.draw(st.integers(0, len(body)))
+        stop = data.draw(st.integers(start, min(len(body), start + 20)))
+        new = data.draw(st.sampled_from(["", "\n"])) + data.draw(_changes)
+        body = body[:start] + new + body[stop:]
+        finder.update("\n" + body, start, stop, len(new))
+        name = _names(body, data)
+        expected = _full_scan_answer(body, name)
+        quick = finder.find(name)
+        if quick is None and expected is not None:
+            assert not parse_name(name)[-1][1]
+        else:
+            fast = None
+            if quick is not None:
+                (found, level, raw, content_start), end = quick
+                fast = found, content_start, end, level, plain_text(raw)
+            assert fast == expected
+
+
+def test_a_finder_made_without_names_finds_each_with_a_pass_of_its_own() -> None:
+    body = "# A\n## **B**\n```\n## B\n```\n  ## C\nD\n---\n"
+    finder = SectionFinder("\n" + body)
+    for name in ["A", "B", "A > B", "## C", "D", "A > D"]:
+        assert finder.find(name) == _find_quickly(body, name) is not None
+    assert finder.bounds("B") == (4, 13, 26)

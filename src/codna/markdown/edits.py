@@ -34,11 +34,12 @@ from typing import ClassVar, Literal
 
 from codna.errors import InvalidEdit, InvalidRequest, TooLarge
 from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
+from codna.markdown.pieces import PieceTable
 from codna.markdown.sections import (
     SectionAmbiguous,
+    SectionFinder,
     SectionNotFound,
     parse_name,
-    section_bounds,
     trim,
 )
 
@@ -233,59 +234,109 @@ def _empty(edit: Edit, index: int, field: str, what: str) -> InvalidEdit:
     return _refusal(edit, index, "empty_anchor", f"the field '{field}' is empty; give {what}.")
 
 
-def _locate(body: str, text: str, edit: Edit, index: int) -> int:
-    """The offset of the one occurrence of `text` in `body`."""
-    first = body.find(text)
-    if first < 0:
-        raise _refusal(
+def _not_once(body: str, text: str, edit: Edit, index: int) -> InvalidEdit:
+    """The refusal for `text`, which does not occur in `body` exactly once."""
+    if body.find(text) < 0:
+        return _refusal(
             edit,
             index,
             "text_not_found",
             f"the text {_shown(text)} is not on the page. Copy it exactly from the page as "
             "it is now.",
         )
-    if body.find(text, first + 1) >= 0:
-        count = max(body.count(text), 2)  # overlapping occurrences count as at least two
-        raise _refusal(
-            edit,
-            index,
-            "ambiguous",
-            f"the text {_shown(text)} occurs {count} times on the page. Include more of the "
-            "text around it, so that it occurs once.",
-            count=count,
-        )
-    return first
+    count = max(body.count(text), 2)  # overlapping occurrences count as at least two
+    return _refusal(
+        edit,
+        index,
+        "ambiguous",
+        f"the text {_shown(text)} occurs {count} times on the page. Include more of the "
+        "text around it, so that it occurs once.",
+        count=count,
+    )
 
 
-def _section(body: str, name: str, edit: Edit, index: int) -> _Bounds:
-    try:
-        return section_bounds(body, name)
-    except SectionNotFound as missing:
-        hint = ""
-        if missing.suggestions:
-            hint = " Did you mean " + " or ".join(_shown(s) for s in missing.suggestions) + "?"
-        raise _refusal(
-            edit,
-            index,
-            "section_not_found",
-            f"there is no heading {_shown(name)} on the page.{hint}",
-        ) from None
-    except SectionAmbiguous as ambiguous:
-        text = parse_name(name)[-1][1]
-        if ambiguous.hints:
-            advice = "Say which: " + ", ".join(_shown(h) for h in ambiguous.hints) + "."
-        else:
-            advice = (
-                f"Add its level (like {_shown('## ' + text)}) or the heading above it "
-                f"(like {_shown('Parent > ' + text)})."
-            )
-        raise _refusal(
-            edit,
-            index,
-            "section_ambiguous",
-            f"{ambiguous.count} headings are named {_shown(name)}. {advice}",
-            count=ambiguous.count,
-        ) from None
+class _Body:
+    """The body being edited: in pieces (see pieces.py), and what section lookups learnt of it.
+
+    Every change goes through `splice`, which keeps the two in step: once a section edit has
+    made the section finder, each change joins the pieces again for it to read.
+    """
+
+    __slots__ = ("_finder", "_names", "_pieces")
+
+    def __init__(self, body: str, edits: Sequence[Edit]) -> None:
+        self._pieces = PieceTable(body)
+        self._names = [
+            normalise_newlines(edit.heading)
+            for edit in edits
+            if isinstance(edit, ReplaceSection | DeleteSection)
+        ]
+        self._finder: SectionFinder | None = None  # made by the first section edit
+
+    def __len__(self) -> int:
+        return len(self._pieces)
+
+    def text(self, start: int, stop: int) -> str:
+        return self._pieces.slice(start, stop)
+
+    def whole(self) -> str:
+        return self._pieces.whole()
+
+    def locate(self, text: str, edit: Edit, index: int) -> int:
+        """The offset of the one occurrence of `text`; refuses the edit if there is not one."""
+        found = self._pieces.find_once(text)
+        if found is None:
+            raise _not_once(self._pieces.whole(), text, edit, index)
+        return found
+
+    def section(self, name: str, edit: Edit, index: int) -> _Bounds:
+        """The section `name` names; refuses the edit if it names not one."""
+        if self._finder is None:
+            self._finder = SectionFinder(self._pieces.after_newline(), self._names)
+        try:
+            return self._finder.bounds(name)
+        except SectionNotFound as missing:
+            hint = ""
+            if missing.suggestions:
+                hint = " Did you mean " + " or ".join(_shown(s) for s in missing.suggestions) + "?"
+            raise _refusal(
+                edit,
+                index,
+                "section_not_found",
+                f"there is no heading {_shown(name)} on the page.{hint}",
+            ) from None
+        except SectionAmbiguous as ambiguous:
+            text = parse_name(name)[-1][1]
+            if ambiguous.hints:
+                advice = "Say which: " + ", ".join(_shown(h) for h in ambiguous.hints) + "."
+            else:
+                advice = (
+                    f"Add its level (like {_shown('## ' + text)}) or the heading above it "
+                    f"(like {_shown('Parent > ' + text)})."
+                )
+            raise _refusal(
+                edit,
+                index,
+                "section_ambiguous",
+                f"{ambiguous.count} headings are named {_shown(name)}. {advice}",
+                count=ambiguous.count,
+            ) from None
+
+    def splice(self, start: int, stop: int, new: str) -> None:
+        """Replaces the body's `start:stop` with `new`."""
+        self._pieces.splice(start, stop, new)
+        if self._finder is not None:
+            self._finder.update(self._pieces.after_newline(), start, stop, len(new))
+
+    def newlines_before(self, offset: int) -> int:
+        """Where the run of newlines that ends right before `offset` begins."""
+        while offset > 0:
+            low = max(0, offset - 256)
+            kept = self.text(low, offset).rstrip("\n")
+            if kept:
+                return low + len(kept)
+            offset = low
+        return 0
 
 
 def _strip_blank_lines(text: str) -> str:
@@ -299,81 +350,74 @@ def _strip_blank_lines(text: str) -> str:
     return "\n".join(lines[first:last])
 
 
-def _splice(body: str, start: int, stop: int, new: str) -> str:
-    """`body` with `body[start:stop]` replaced by `new`.
-
-    A page can be a megabyte and an edit call makes up to a hundred of these: where the text
-    to go occurs first at `start`, str.replace copies the page once instead of three times.
-    """
-    old = body[start:stop]
-    if old and body.find(old) == start:
-        return body.replace(old, new, 1)
-    return body[:start] + new + body[stop:]
-
-
-def _replace_section(body: str, heading: _Bounds, content: str) -> str:
+def _replace_section(body: _Body, heading: _Bounds, content: str) -> None:
     start, content_start, end = heading
-    head = body[start:content_start]
+    head = body.text(start, content_start)
     if not head.endswith("\n"):
         head += "\n"
     content = _strip_blank_lines(content)
     middle = f"\n{content}\n" if content else ""
     if end < len(body):
         middle += "\n"  # a blank line before the heading that follows
-    return _splice(body, start, end, head + middle)
+    body.splice(start, end, head + middle)
 
 
-def _delete_section(body: str, heading: _Bounds) -> str:
+def _delete_section(body: _Body, heading: _Bounds) -> None:
     start, _, end = heading
     if end == len(body):
         # The page ends with the section: it ends with one newline after what was before.
-        kept = body[:start].rstrip("\n")
-        return _splice(body, len(kept), len(body), "\n" if kept else "")
-    if start and body[max(0, start - 2) : start] != "\n\n":
+        kept = body.newlines_before(start)
+        body.splice(kept, end, "\n" if kept else "")
+    elif start and body.text(max(0, start - 2), start) != "\n\n":
         # Keeps the text before from running into the next heading (a setext one would
         # take it as part of its text).
-        return _splice(body, start, end, "\n")
-    return _splice(body, start, end, "")
+        body.splice(start, end, "\n")
+    else:
+        body.splice(start, end, "")
 
 
-def _append(body: str, text: str) -> str:
+def _append(body: _Body, text: str) -> None:
     if not text:
-        return body
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return body + text + ("" if text.endswith("\n") else "\n")
+        return
+    size = len(body)
+    if size and body.text(size - 1, size) != "\n":
+        text = "\n" + text
+    if not text.endswith("\n"):
+        text += "\n"
+    body.splice(size, size, text)
 
 
-def _apply(body: str, edit: Edit, index: int) -> str:
+def _apply(body: _Body, edit: Edit, index: int) -> None:
     match edit:
         case Replace(old=old, new=new):
             if not old:
                 raise _empty(edit, index, "old", "the exact text to replace")
             old, new = normalise_newlines(old), normalise_newlines(new)
-            _locate(body, old, edit, index)
-            return body.replace(old, new, 1)  # the one occurrence
+            at = body.locate(old, edit, index)
+            body.splice(at, at + len(old), new)
         case InsertAfter(anchor=anchor, text=text) | InsertBefore(anchor=anchor, text=text):
             if not anchor:
                 raise _empty(edit, index, "anchor", "the exact text to insert next to")
             anchor, text = normalise_newlines(anchor), normalise_newlines(text)
-            _locate(body, anchor, edit, index)
+            at = body.locate(anchor, edit, index)
             if isinstance(edit, InsertAfter):
-                return body.replace(anchor, anchor + text, 1)  # the one occurrence
-            return body.replace(anchor, text + anchor, 1)
+                at += len(anchor)
+            body.splice(at, at, text)
         case Append(text=text):
-            return _append(body, normalise_newlines(text))
+            _append(body, normalise_newlines(text))
         case ReplaceSection(heading=name, body=content):
             name = normalise_newlines(name)
             if not trim(name):
                 raise _empty(edit, index, "heading", "the heading's text")
-            heading = _section(body, name, edit, index)
-            return _replace_section(body, heading, normalise_newlines(content))
+            heading = body.section(name, edit, index)
+            _replace_section(body, heading, normalise_newlines(content))
         case DeleteSection(heading=name):
             name = normalise_newlines(name)
             if not trim(name):
                 raise _empty(edit, index, "heading", "the heading's text")
-            return _delete_section(body, _section(body, name, edit, index))
-    raise TypeError(f"not an edit: {edit!r}")  # pragma: no cover - the type says otherwise
+            _delete_section(body, body.section(name, edit, index))
+        case _:  # pragma: no cover - the type says otherwise
+            raise TypeError(f"not an edit: {edit!r}")
 
 
 def apply_edits(body: str, edits: Sequence[Edit]) -> str:
@@ -385,8 +429,9 @@ def apply_edits(body: str, edits: Sequence[Edit]) -> str:
     section_not_found, section_ambiguous with count, or empty_anchor) when an edit does not
     apply; TooLarge (limit=MAX_BODY_BYTES, field="body") when the result is too big.
     """
-    result = normalise_newlines(body)
+    editing = _Body(normalise_newlines(body), edits)
     for index, edit in enumerate(edits):
-        result = _apply(result, edit, index)
+        _apply(editing, edit, index)
+    result = editing.whole()
     check_body(result)
     return result

@@ -41,6 +41,7 @@ import bisect
 import difflib
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,18 +206,19 @@ def _closing_fence(marker: str, length: int) -> re.Pattern[str]:
     return re.compile(r"\n {0,3}" + re.escape(marker) + "{" + str(length) + r",}[ \t]*(?=\n|\Z)")
 
 
-def _paragraph_start(body: str, low: int, line_start: int) -> int | None:
+def _paragraph_start(body: str, low: int, line_start: int, origin: int = 0) -> int | None:
     """Where the paragraph an underline at `line_start` would close begins, or None.
 
     `low` is the start of the first line after the last fence, thematic break or setext
-    heading; an ATX heading on the way also stops the paragraph.
+    heading; an ATX heading on the way also stops the paragraph. Offsets are the body's, which
+    starts at `origin` in `body` (1 in a text with a newline in front).
     """
     lines: list[tuple[int, bool]] = []  # (start, indented), bottom up
     end = line_start - 1
     while end >= low:
-        newline = body.rfind("\n", low, end)
-        start = newline + 1 if newline >= 0 else low
-        line = body[start:end]
+        newline = body.rfind("\n", low + origin, end + origin) - origin
+        start = newline + 1 if newline >= low else low
+        line = body[start + origin : end + origin]
         stripped = line.lstrip(" \t")
         if not stripped or _ATX_LINE.match(line) is not None:
             break
@@ -231,7 +233,7 @@ def _paragraph_start(body: str, low: int, line_start: int) -> int | None:
             continue  # indented code before the paragraph, or a lazy line inside it
         if paragraph is None:
             paragraph = start
-        if _CONTAINER.match(body, start) is not None:
+        if _CONTAINER.match(body, start + origin) is not None:
             return None
     return paragraph
 
@@ -435,68 +437,52 @@ def _unique_name(outline: _Outline, index: int) -> str | None:
 #
 # The full scan takes a Python step for every heading, which on a page of a megabyte and
 # thousands of headings is tens of milliseconds. A section edit names one heading, and the
-# fast path below finds it, its ancestors and where its section ends with a few passes of
-# regular expressions that each begin with a literal (which the engine looks for at C
-# speed), and Python work only for the lines that could be the ones named:
+# fast path below finds it, its ancestors and where its section ends with two passes of
+# regular expressions over the page, and Python work only for the lines that could matter:
 #
-# - fenced code: each block found by one search for its opening fence and its closing one,
-#   only as far down the page as a question needs (the state of a line depends only on the
-#   fence lines above it);
-# - ATX lines without indent: one pass for those that could carry the name (its text, or
-#   inline markup), and for ancestors and ends searches near the heading;
-# - indented ATX lines and underlines (rare): all of them, from three passes;
+# - one pass over the lines that start with a space, a fence character or an underline
+#   character: every fenced block (matched whole, opening fence to closing fence, so the lines
+#   inside are passed over), every indented ATX line and every underline (the last two rare);
+# - one pass over the ATX lines without indent, keeping those that could carry one of the
+#   texts asked for (the text itself, or inline markup); ancestors and ends are searched for
+#   near the heading;
 # - a setext heading: an underline is decided by replaying the full scan over the few lines
 #   above it, from the last blank or ATX line or fence before it (nothing earlier changes
 #   what the scan makes of them).
 #
-# A name it cannot decide (an empty text, or fences of both kinds nested in each other over
-# and over) is left to the full scan, as is every name that does not pick out exactly one
-# heading (the refusal needs the whole outline for its hints), so it never answers
-# differently from the full scan; a test compares the two on generated pages.
+# What the passes found is kept, and kept up to date as edits change the page: a change
+# rescans only the lines it touched (one that touches a fence line, the page), so the section
+# edits of one call share the two passes.
+#
+# A name it cannot decide (an empty text) is left to the full scan, as is every name that
+# does not pick out exactly one heading (the refusal needs the whole outline for its hints),
+# so it never answers differently from the full scan; tests compare the two on generated
+# pages, and after generated edits.
 
-
-def _after_indent(literal: str) -> str:
-    """`literal` at the start of a line, after 0-3 spaces: found by the literal, then checked."""
-    escaped = re.escape(literal)
-    behind = "|".join(f"(?<=\\n{' ' * spaces}{escaped})" for spaces in range(4))
-    return f"{escaped}(?:{behind})"
-
-
-# A fenced block: its opening line and, if it has one, its closing line (the first line after
-# it with a fence of the same character at least as long, and nothing else).
-_FENCE_BLOCKS = (
-    re.compile(
-        _after_indent("```") + r"(`*+)[^`\n]*+(?=\n|\Z)"
-        r"(?P<closed>(?:\n[^\n]*+)*?\n {0,3}```\1`*+[ \t]*+(?=\n|\Z))?"
-    ),
-    re.compile(
-        _after_indent("~~~") + r"(~*+)[^\n]*+"
-        r"(?P<closed>(?:\n[^\n]*+)*?\n {0,3}~~~\1~*+[ \t]*+(?=\n|\Z))?"
-    ),
+# The lines the first pass keeps, each found by the newline before it. The lookahead keeps the
+# engine from trying the alternatives on the lines that cannot be any of them, ATX lines
+# without indent included.
+_STRUCTURE = re.compile(
+    r"\n(?=[ `~=-]) {0,3}+(?:"
+    r"(?P<ticks>```(?P<more_ticks>`*+)[^`\n]*+(?=\n|\Z)"
+    r"(?P<ticks_closed>(?:\n[^\n]*+)*?\n {0,3}```(?P=more_ticks)`*+[ \t]*+(?=\n|\Z))?)"
+    r"|(?P<tildes>~~~(?P<more_tildes>~*+)[^\n]*+"
+    r"(?P<tildes_closed>(?:\n[^\n]*+)*?\n {0,3}~~~(?P=more_tildes)~*+[ \t]*+(?=\n|\Z))?)"
+    r"|(?P<underline>=++|-++)[ \t]*+(?=\n|\Z)"
+    r"|(?P<hashes>#{1,6}+)(?P<rest>[ \t][^\n]*+)?(?=\n|\Z)"
+    r")"
 )
-_INDENTED_LINES = re.compile(
-    r"\n  {0,2}(?:(?P<hashes>#{1,6})(?P<rest>[ \t][^\n]*+)?|(?P<underline>=+|-+)[ \t]*+)(?=\n|\Z)"
-)
-_UNDERLINES = (re.compile(r"\n==*+[ \t]*+(?=\n|\Z)"), re.compile(r"\n--*+[ \t]*+(?=\n|\Z)"))
-_MAX_FENCE_RESTARTS = 16
 
 
 @functools.lru_cache(maxsize=256)
-def _naming_atx(level: int | None, text: str) -> re.Pattern[str]:
-    """The ATX lines without indent that could have `text`: with it, or with inline markup."""
-    more = "#{0,5}" if level is None else "#" * (level - 1)
-    return re.compile(
-        r"\n#(?P<more>"
-        + more
-        + r")(?P<rest>[ \t](?:["
-        + _TRIM_IN_LINE
-        + r"]*+"
-        + re.escape(text)
-        + r"(?=["
-        + _TRIM
-        + r"#]|\Z)"
-        r"|[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + r"])[^\n]*+)"
-    )
+def _naming_atx(texts: tuple[str, ...]) -> re.Pattern[str]:
+    """The ATX lines without indent that could have one of `texts`: with it, or with markup."""
+    markup = r"[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + "]"
+    if texts:
+        named = "|".join(re.escape(text) for text in texts)
+        literal = r"[" + _TRIM_IN_LINE + r"]*+(?:" + named + r")(?=[" + _TRIM + r"#]|\Z)"
+        markup = f"(?:{literal}|{markup})"
+    return re.compile(r"\n#(?P<more>#{0,5}+)(?P<rest>[ \t]" + markup + r"[^\n]*+)")
 
 
 @functools.lru_cache(maxsize=8)
@@ -509,130 +495,166 @@ class _Unsure(Exception):
     """The fast path cannot decide this name: the full scan will."""
 
 
-# (start, level, raw text, content start) of a heading the fast path found.
+# (start, level, raw text, content start) of a heading the fast path found, or of an ATX line.
 _Found = tuple[int, int, str, int]
+# (start, end in the text, "=" or "-") of an underline.
+_Underline = tuple[int, int, str]
 
 
-class _Page:
-    """What the fast path has learnt about a body, each thing found when first asked for."""
+def _start(line: _Found | _Underline) -> int:
+    return line[0]
+
+
+def _has_fence(text: str, start: int, end: int) -> bool:
+    """Whether a line of `text[start:end]` could open or close a fenced block."""
+    return text.find("```", start, end) >= 0 or text.find("~~~", start, end) >= 0
+
+
+def _moved(lines: list[_Found], first: int, last: int, shift: int, new: list[_Found]) -> None:
+    """`lines` with those starting from `first` to before `last` replaced by `new`, and those
+    after moved by `shift`."""
+    low = bisect.bisect_left(lines, first, key=_start)
+    high = bisect.bisect_left(lines, last, key=_start)
+    lines[low:] = new + [
+        (start + shift, level, raw, content_start + shift)
+        for start, level, raw, content_start in lines[high:]
+    ]
+
+
+def _texts_of(name: str) -> list[str]:
+    """The heading texts looking up `name` may ask for (see SectionFinder.find)."""
+    return [parse_name(name)[-1][1], _segment(name)[1], trim(name)]
+
+
+class SectionFinder:
+    """Finds the sections of one page, and keeps up with the page as edits change it.
+
+    `text` is the page's body with a newline in front (so that every line starts after one,
+    and the line that starts at offset k of the body is found by the newline at offset k of
+    `text`). Finding a name whose texts are among `names`' costs no pass over the page; any
+    other name costs one.
+    """
 
     __slots__ = (
-        "_blocks",
-        "_known",
-        "_lines",
-        "_next",
-        "_restarts",
-        "body",
+        "_candidates",
+        "_naming",
+        "_texts",
         "fence_ends",
         "fence_starts",
+        "indented",
         "size",
         "text",
+        "underlines",
     )
 
-    def __init__(self, body: str) -> None:
-        self.body = body
-        self.text = "\n" + body  # as in _Outline: line k of the body follows newline k here
-        self.size = len(body)
+    def __init__(self, text: str, names: Iterable[str] = ()) -> None:
+        texts = {text for name in names for text in _texts_of(name) if text}
+        self._texts = frozenset(texts)
+        self._naming = _naming_atx(tuple(sorted(texts)))
+        self._scan(text)
+
+    def _scan(self, text: str) -> None:
+        self.text = text
+        self.size = len(text) - 1  # the body's length
         self.fence_starts: list[int] = []
-        self.fence_ends: list[int] = []
-        self._known = 0  # the fence state of every line starting before this is known
-        self._blocks = [pattern.finditer(self.text) for pattern in _FENCE_BLOCKS]
-        self._next = [next(blocks, None) for blocks in self._blocks]
-        self._restarts = 0
-        self._lines: tuple[list[int], list[_Found], list[int], list[tuple[int, str]]] | None = None
+        self.fence_ends: list[int] = []  # len(text) for a fence never closed
+        self.indented: list[_Found] = []
+        self.underlines: list[_Underline] = []
+        self._scan_lines(text, 0, len(text), self.indented, self.underlines)
+        self._candidates = _scan_atx(self._naming, text, 0, len(text))
+
+    def _scan_lines(
+        self, text: str, low: int, high: int, indented: list[_Found], underlines: list[_Underline]
+    ) -> None:
+        """The first pass, over the whole lines of `text[low:high]`."""
+        size = len(text) - 1
+        for match in _STRUCTURE.finditer(text, low, high):
+            start = match.start()
+            underline = match["underline"]
+            if underline is not None:
+                underlines.append((start, match.end(), underline[0]))
+                continue
+            hashes = match["hashes"]
+            if hashes is not None:
+                raw = _atx_raw(match["rest"])
+                indented.append((start, len(hashes), raw, min(match.end(), size)))
+                continue
+            self.fence_starts.append(start)
+            if match["ticks_closed"] is None and match["tildes_closed"] is None:
+                self.fence_ends.append(len(text))  # never closed: the rest of the page is code
+                break
+            self.fence_ends.append(match.end())
+
+    def update(self, text: str, start: int, stop: int, length: int) -> None:
+        """Catches up with a change: `text` is the page after the body's `start:stop` became
+        `length` characters."""
+        shift = length - (stop - start)
+        # The lines that changed, in the text (where offset k of the body is at k + 1): from
+        # the newline before the change to the first newline after what was put in.
+        first = text.rfind("\n", 0, start + 1)
+        last = text.find("\n", start + 1 + length)
+        if last < 0:
+            last = len(text)
+        old_last = last - shift
+        if _has_fence(self.text, first, old_last) or _has_fence(text, first, last):
+            self._scan(text)  # a fence may open or close, and with it any line below
+            return
+        # No fence line changed, so every fence pairs as before: those below move.
+        for offsets in (self.fence_starts, self.fence_ends):
+            at = bisect.bisect_left(offsets, old_last)
+            offsets[at:] = [offset + shift for offset in offsets[at:]]
+        indented: list[_Found] = []
+        underlines: list[_Underline] = []
+        self._scan_lines(text, first, last, indented, underlines)
+        _moved(self.indented, first, old_last, shift, indented)
+        _moved(self._candidates, first, old_last, shift, _scan_atx(self._naming, text, first, last))
+        low = bisect.bisect_left(self.underlines, first, key=_start)
+        high = bisect.bisect_left(self.underlines, old_last, key=_start)
+        self.underlines[low:] = underlines + [
+            (line_start + shift, end + shift, char)
+            for line_start, end, char in self.underlines[high:]
+        ]
+        self.text, self.size = text, len(text) - 1
 
     # fenced code
 
     def in_fence(self, offset: int) -> bool:
         """Whether the line starting at `offset` is inside fenced code (its fences included)."""
-        while self._known <= offset:
-            self._next_fence()
         at = bisect.bisect_right(self.fence_starts, offset) - 1
         return at >= 0 and offset < self.fence_ends[at]
 
-    def _next_fence(self) -> None:
-        after, text = self._known, self.text
-        first: re.Match[str] | None = None
-        first_kind = 0
-        for kind in (0, 1):
-            block = self._next[kind]
-            if block is not None and block.start() < after:
-                # Its opening line was inside the block just found: look again after it.
-                self._restarts += 1
-                if self._restarts > _MAX_FENCE_RESTARTS:
-                    raise _Unsure
-                self._blocks[kind] = _FENCE_BLOCKS[kind].finditer(text, after)
-                block = self._next[kind] = next(self._blocks[kind], None)
-            if block is not None and (first is None or block.start() < first.start()):
-                first, first_kind = block, kind
-        if first is None:
-            self._known = self.size + 2
-            return
-        self._next[first_kind] = next(self._blocks[first_kind], None)
-        self.fence_starts.append(text.rfind("\n", 0, first.start()))
-        if first["closed"] is None:  # never closed: the rest of the page is code
-            self.fence_ends.append(self.size)
-            self._known = self.size + 2
-        else:
-            self.fence_ends.append(first.end())
-            self._known = first.end()
-
-    # the rare lines: indented ATX lines and underlines
-
-    def lines(self) -> tuple[list[int], list[_Found], list[int], list[tuple[int, str]]]:
-        if self._lines is None:
-            text, size = self.text, self.size
-            indented: list[_Found] = []
-            underlines: list[tuple[int, int, str]] = []
-            for match in _INDENTED_LINES.finditer(text):
-                hashes = match["hashes"]
-                if hashes is not None:
-                    line = (
-                        match.start(),
-                        len(hashes),
-                        _atx_raw(match["rest"]),
-                        min(match.end(), size),
-                    )
-                    indented.append(line)
-                else:
-                    underlines.append((match.start(), match.end(), match["underline"][0]))
-            for pattern in _UNDERLINES:
-                underlines.extend((m.start(), m.end(), m[0][1]) for m in pattern.finditer(text))
-            underlines.sort()
-            self._lines = (
-                [line[0] for line in indented],
-                indented,
-                [line[0] for line in underlines],
-                [(line[1], line[2]) for line in underlines],
-            )
-        return self._lines
+    # setext headings
 
     def setext(self, start: int, end: int) -> tuple[int, str] | None:
         """The setext heading the underline at `start` (not in fenced code) closes, if any.
 
         Its start and raw text. `end` is where the underline's line ends in `text`.
         """
-        body = self.body
+        text = self.text  # offset k of the body is at k + 1 here
         at = bisect.bisect_right(self.fence_starts, start) - 1
         low = self.fence_ends[at] if at >= 0 else 0
         first = start
         while first > low:
             line_end = first - 1
-            newline = body.rfind("\n", low, line_end)
-            line_start = newline + 1 if newline >= 0 else low
-            line = body[line_start:line_end]
+            newline = text.rfind("\n", low + 1, line_end + 1) - 1
+            line_start = newline + 1 if newline >= low else low
+            line = text[line_start + 1 : line_end + 1]
             if not line.strip(" \t") or _ATX_LINE.match(line) is not None:
                 break
             first = line_start
         # Between `first` and the underline there are only paragraph lines, underlines and
         # thematic breaks: the full scan, replayed from `first`, decides as it would.
         low = first
-        for match in _ALL_LINES.finditer(self.text, first, end):
+        for match in _ALL_LINES.finditer(text, first, end):
             line_start = match.start()
             underline = match["underline"]
-            paragraph = None if underline is None else _paragraph_start(body, low, line_start)
+            paragraph = None
+            if underline is not None:
+                paragraph = _paragraph_start(text, low, line_start, origin=1)
             if line_start == start:
-                return None if paragraph is None else (paragraph, trim(body[paragraph : start - 1]))
+                if paragraph is None:
+                    return None
+                return paragraph, trim(text[paragraph + 1 : start])
             if paragraph is not None or underline is None or underline[:3] == "---":
                 low = match.end()
         raise _Unsure  # pragma: no cover - the underline is always among the lines
@@ -642,18 +664,16 @@ class _Page:
     def named(self, level: int | None, text: str) -> list[_Found]:
         """Every heading with this text (and level, if given), in order."""
         found: list[_Found] = []
-        size = self.size
-        for match in _naming_atx(level, text).finditer(self.text):
-            raw = _atx_raw(match["rest"])
-            if _text_is(raw, text) and not self.in_fence(match.start()):
-                line = (match.start(), len(match["more"]) + 1, raw, min(match.end(), size))
-                found.append(line)
-        _, indented, underline_starts, underlines = self.lines()
-        for line in indented:
+        if text in self._texts:
+            atx = self._candidates
+        else:
+            atx = _scan_atx(_naming_atx((text,)), self.text, 0, len(self.text))
+        for line in (*atx, *self.indented):
             same_level = level is None or line[1] == level
             if same_level and _text_is(line[2], text) and not self.in_fence(line[0]):
                 found.append(line)
-        for start, (end, char) in zip(underline_starts, underlines, strict=True):
+        size = self.size
+        for start, end, char in self.underlines:
             underline_level = 1 if char == "=" else 2
             if (level is None or underline_level == level) and not self.in_fence(start):
                 setext = self.setext(start, end)
@@ -668,7 +688,7 @@ class _Page:
             return None
         text = self.text
         atx = _atx_up_to(level - 1)
-        indented_starts, indented, underline_starts, underlines = self.lines()
+        indented, underlines = self.indented, self.underlines
         high, width = start, 4096
         while high > 0:
             low = max(0, high - width)
@@ -679,18 +699,17 @@ class _Page:
                 if not self.in_fence(match.start()):
                     nearest = match.start()
                     best = (nearest, len(match["more"]) + 1, _atx_raw(match["rest"]), 0)
-            for at in range(bisect.bisect_left(indented_starts, high) - 1, -1, -1):
+            for at in range(bisect.bisect_left(indented, high, key=_start) - 1, -1, -1):
                 line = indented[at]
                 if line[0] < low or line[0] <= nearest:
                     break
                 if line[1] < level and not self.in_fence(line[0]):
                     nearest, best = line[0], line
                     break
-            for at in range(bisect.bisect_left(underline_starts, high) - 1, -1, -1):
-                underline = underline_starts[at]
+            for at in range(bisect.bisect_left(underlines, high, key=_start) - 1, -1, -1):
+                underline, end, char = underlines[at]
                 if underline < low or underline <= nearest:
                     break
-                end, char = underlines[at]
                 underline_level = 1 if char == "=" else 2
                 if underline_level < level and not self.in_fence(underline):
                     setext = self.setext(underline, end)
@@ -709,23 +728,24 @@ class _Page:
             if not self.in_fence(match.start()):
                 found = match.start()
                 break
-        indented_starts, indented, underline_starts, underlines = self.lines()
-        for line in indented[bisect.bisect_left(indented_starts, content_start) :]:
+        indented = self.indented
+        for line in indented[bisect.bisect_left(indented, content_start, key=_start) :]:
             if line[0] >= found:
                 break
             if line[1] <= level and not self.in_fence(line[0]):
                 found = line[0]
                 break
-        at = bisect.bisect_left(underline_starts, content_start)
-        while at < len(underline_starts) and underline_starts[at] < found:
-            underline = underline_starts[at]
-            end, char = underlines[at]
+        underlines = self.underlines
+        for underline, end, char in underlines[
+            bisect.bisect_left(underlines, content_start, key=_start) :
+        ]:
+            if underline >= found:
+                break
             if (1 if char == "=" else 2) <= level and not self.in_fence(underline):
                 setext = self.setext(underline, end)
                 if setext is not None:
                     found = setext[0]
                     break
-            at += 1
         return found
 
     def matches(self, segments: list[Segment]) -> list[_Found]:
@@ -749,42 +769,55 @@ class _Page:
                 found.append(heading)
         return found
 
+    # the answers
+
+    def find(self, name: str) -> tuple[_Found, int] | None:
+        """The one heading `name` names and where its section ends, or None if unsure.
+
+        None also when no heading or several have the name (the full scan then says which).
+        """
+        try:
+            segments = parse_name(name)
+            found = self.matches(segments)
+            # As _lookup: the whole name as one heading's text, after a level or not.
+            wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
+            for whole in wholes:
+                if found:
+                    break
+                if whole != segments:
+                    found = self.matches(whole)
+            if len(found) != 1:
+                return None
+            heading = found[0]
+            return heading, self.end(heading[1], heading[3])
+        except _Unsure:
+            return None
+
+    def bounds(self, name: str) -> tuple[int, int, int]:
+        """Where the section `name` names is: its start, its content's start and its end.
+
+        Raises as find_section does.
+        """
+        quick = self.find(name)
+        if quick is not None:
+            (start, _, _, content_start), end = quick
+            return start, content_start, end
+        heading = _find_fully(self.text[1:], name)
+        return heading.start, heading.content_start, heading.end
+
+
+def _scan_atx(pattern: re.Pattern[str], text: str, low: int, high: int) -> list[_Found]:
+    """The ATX lines of `text[low:high]` (whole lines) that `pattern` finds."""
+    size = len(text) - 1
+    return [
+        (match.start(), len(match["more"]) + 1, _atx_raw(match["rest"]), min(match.end(), size))
+        for match in pattern.finditer(text, low, high)
+    ]
+
 
 def _find_quickly(body: str, name: str) -> tuple[_Found, int] | None:
-    """The one heading `name` names and where its section ends, or None if unsure.
-
-    None also when no heading or several have the name (the full scan then says which).
-    """
-    page = _Page(body)
-    try:
-        segments = parse_name(name)
-        found = page.matches(segments)
-        # As _lookup: the whole name as one heading's text, after a level or not.
-        wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
-        for whole in wholes:
-            if found:
-                break
-            if whole != segments:
-                found = page.matches(whole)
-        if len(found) != 1:
-            return None
-        heading = found[0]
-        return heading, page.end(heading[1], heading[3])
-    except _Unsure:
-        return None
-
-
-def section_bounds(body: str, name: str) -> tuple[int, int, int]:
-    """Where the section `name` names is: its start, its content's start and its end.
-
-    find_section without the heading's text and line number; raises as it does.
-    """
-    quick = _find_quickly(body, name)
-    if quick is not None:
-        (start, _, _, content_start), end = quick
-        return start, content_start, end
-    heading = find_section(body, name)
-    return heading.start, heading.content_start, heading.end
+    """The one heading `name` names and where its section ends, or None if unsure."""
+    return SectionFinder("\n" + body, [name]).find(name)
 
 
 def find_section(body: str, name: str) -> Heading:
@@ -804,6 +837,11 @@ def find_section(body: str, name: str) -> Heading:
         (start, level, raw, content_start), end = quick
         line = body.count("\n", 0, start)
         return Heading(level, plain_text(raw), start, content_start, end, line)
+    return _find_fully(body, name)
+
+
+def _find_fully(body: str, name: str) -> Heading:
+    """find_section by the full scan."""
     outline = _Outline(body)
     found = _lookup(outline, name)
     if len(found) == 1:
