@@ -8,8 +8,9 @@
    revision, the page, the search index row, the notification and the suggestion's status.
 2. `pending_decisions` for an editor of everything with 10,000 pending suggested changes from
    50 agents over 1,000 pages, a tenth of which moved on after the suggestions were made (so
-   a tenth of the newest no longer apply): its first page of 50 items and the total, each item saying whether it
-   still applies; median and p99, and the first call after the suggestions were made.
+   a tenth of the newest no longer apply): its first page of 50 items and the total, each item
+   saying whether it still applies; median and p99, and the first call after the suggestions
+   were made.
 
 Run: .venv/bin/python bench/suggestions.py [--postgres URL] [--repeat N] [--skip-inbox]
 """
