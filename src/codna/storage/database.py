@@ -62,14 +62,9 @@ class Database:
 
         What `after_commit` registered runs once the transaction has ended without an error.
         """
-        with self.engine.connect() as conn:
-            conn.info[_AFTER_COMMIT] = []
-            try:
-                with conn.begin():
-                    yield conn
-                callbacks = conn.info[_AFTER_COMMIT]
-            finally:
-                conn.info.pop(_AFTER_COMMIT, None)
+        callbacks: list[Callable[[], None]] = []
+        with self.engine.connect() as conn, _transaction(conn, callbacks):
+            yield conn
         for callback in callbacks:
             callback()
 
@@ -82,15 +77,11 @@ class Database:
         # SQLite has one writer at a time. Writers of this process queue on a lock of ours,
         # handed over at once, rather than in SQLite's busy handler, which sleeps and polls
         # (seconds at the tail under load); other processes still wait in busy_timeout.
+        callbacks: list[Callable[[], None]] = []
         with self._writer_lock, self.engine.connect() as conn:
             conn.execution_options(codna_write=True)
-            conn.info[_AFTER_COMMIT] = []
-            try:
-                with conn.begin():
-                    yield conn
-                callbacks = conn.info[_AFTER_COMMIT]
-            finally:
-                conn.info.pop(_AFTER_COMMIT, None)
+            with _transaction(conn, callbacks):
+                yield conn
         for callback in callbacks:
             callback()
 
@@ -117,6 +108,19 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+@contextmanager
+def _transaction(conn: Connection, callbacks: list[Callable[[], None]]) -> Iterator[None]:
+    """A transaction on `conn`; once it has ended well, what `after_commit` registered is
+    handed to `callbacks`, to run after the connection is given back."""
+    conn.info[_AFTER_COMMIT] = []
+    try:
+        with conn.begin():
+            yield
+        callbacks.extend(conn.info[_AFTER_COMMIT])
+    finally:
+        conn.info.pop(_AFTER_COMMIT, None)
 
 
 def _sqlite_engine(url: sa.URL, **engine_options: Any) -> Engine:
