@@ -18,7 +18,7 @@ The load generator is a minimal HTTP/1.1 client on asyncio streams (pre-built re
 Content-Length framing), several times cheaper per request than an HTTP library, because the
 two cores are shared by the server and the load.
 
-Run: .venv/bin/python bench/server.py [--duration 4] [--postgres [URL]]
+Run: .venv/bin/python bench/server.py [--duration 4] [--postgres [URL]] [--only read]
 """
 
 from __future__ import annotations
@@ -339,7 +339,9 @@ def ceiling_request(port: int, request: bytes, answer_size: int) -> bytes:
 # -- the run ------------------------------------------------------------------------------------
 
 
-def bench_engine(label: str, url: str, duration: float, warmup: float, logs: Path) -> list[str]:
+def bench_engine(
+    label: str, url: str, duration: float, warmup: float, logs: Path, only: str = ""
+) -> list[str]:
     clients = max(CONCURRENCY)
     seeded = seed(url, clients)
     codna_port, ceiling_port = free_port(), free_port()
@@ -353,6 +355,8 @@ def bench_engine(label: str, url: str, duration: float, warmup: float, logs: Pat
         started(ceiling, ceiling_port, env, logs / f"ceiling-{label}.log"),
     ):
         for name, cycles in workloads(codna_port, seeded, clients).items():
+            if only.lower() not in name.lower():
+                continue
             first = cycles[0].next()
             status, answer = asyncio.run(sample(codna_port, first))
             assert status == 200 and b'"isError":true' not in answer, (status, answer[:300])
@@ -397,6 +401,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=4.0, help="seconds measured per run")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds before measuring")
     parser.add_argument("--postgres", nargs="?", const=POSTGRES_ADMIN, metavar="ADMIN_URL")
+    parser.add_argument("--only", default="", help="measure only the calls whose name has this")
     parser.add_argument("--serve-ceiling", type=int, metavar="PORT", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.serve_ceiling:
@@ -408,10 +413,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         logs = Path(tmp)
         sqlite = f"sqlite:///{logs / 'bench.db'}"
-        bench_engine("sqlite", sqlite, options.duration, options.warmup, logs)
+        bench_engine("sqlite", sqlite, options.duration, options.warmup, logs, options.only)
         if options.postgres:
             with throwaway_postgres(options.postgres) as url:
-                bench_engine("postgresql", url, options.duration, options.warmup, logs)
+                bench_engine(
+                    "postgresql", url, options.duration, options.warmup, logs, options.only
+                )
 
 
 if __name__ == "__main__":

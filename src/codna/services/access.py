@@ -18,6 +18,7 @@ from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
+from codna.storage.prepared import Prepared
 from codna.storage.schema import grants, members, pages
 
 Level = Literal["read", "write"]
@@ -121,15 +122,17 @@ class Rights:
 
 
 # Built once: every call that checks access runs it.
-_GRANTS_OF = sa.select(grants.c.space, grants.c.path, grants.c.level).where(
-    grants.c.member_id == sa.bindparam("member_id")
+_GRANTS_OF = Prepared(
+    sa.select(grants.c.space, grants.c.path, grants.c.level).where(
+        grants.c.member_id == sa.bindparam("member_id")
+    )
 )
 
 
 def rights(conn: Connection, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
-    rows = conn.execute(_GRANTS_OF, {"member_id": member.id}).all()
-    return Rights(member, tuple((space, path, level) for space, path, level in rows))
+    rows = _GRANTS_OF.all(conn, {"member_id": member.id})
+    return Rights(member, tuple((r["space"], r["path"], r["level"]) for r in rows))
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:

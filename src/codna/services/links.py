@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Literal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.errors import (
     AlreadyDecided,
@@ -42,6 +42,7 @@ from codna.services.members import Member, member_by_id_in
 from codna.services.pages import Applied, Change, access_page, apply_change, save_applied
 from codna.settings import base_url
 from codna.storage.database import inserted_id
+from codna.storage.prepared import Row
 from codna.storage.schema import MAX_ID, link_suggestions, members, notifications, pages
 
 Decision = Literal["accept", "reject"]
@@ -93,7 +94,7 @@ def link_url(link_id: int) -> str:
     return f"{base_url()}/api/v1/links/{link_id}"
 
 
-def links_from_rows(conn: Connection, rows: Sequence[RowMapping]) -> list[LinkSuggestion]:
+def links_from_rows(conn: Connection, rows: Sequence[Row]) -> list[LinkSuggestion]:
     """Suggested links as their readers see them, with two queries for any number of rows."""
     page_ids = {r["page_id"] for r in rows} | {r["target_page_id"] for r in rows}
     member_ids = {r["suggester_id"] for r in rows} | {r["decided_by"] for r in rows}
@@ -136,11 +137,11 @@ def links_from_rows(conn: Connection, rows: Sequence[RowMapping]) -> list[LinkSu
     return found
 
 
-def link_from_row(conn: Connection, row: RowMapping) -> LinkSuggestion:
+def link_from_row(conn: Connection, row: Row) -> LinkSuggestion:
     return links_from_rows(conn, [row])[0]
 
 
-def _visible(mine: Rights, page: RowMapping, row: RowMapping) -> bool:
+def _visible(mine: Rights, page: Row, row: Row) -> bool:
     return row["suggester_id"] == mine.member.id or mine.can_decide(
         page["space"], page["path"], page["created_by"]
     )
@@ -148,7 +149,7 @@ def _visible(mine: Rights, page: RowMapping, row: RowMapping) -> bool:
 
 def access_link(
     conn: Connection, actor: Member, link_id: int, *, lock: bool = False
-) -> tuple[RowMapping, RowMapping, Rights]:
+) -> tuple[Row, Row, Rights]:
     """The suggestion, its page A and the actor's rights. Raises NotFound unless the actor is
     its suggester or decides on A."""
     query = sa.select(link_suggestions).where(link_suggestions.c.id == link_id)
@@ -286,9 +287,7 @@ def decide_link(
         return link_from_row(conn, fresh)
 
 
-def _accept(
-    conn: Connection, actor: Member, mine: Rights, row: RowMapping, page: RowMapping
-) -> int:
+def _accept(conn: Connection, actor: Member, mine: Rights, row: Row, page: Row) -> int:
     target = (
         conn.execute(sa.select(pages).where(pages.c.id == row["target_page_id"])).mappings().one()
     )
@@ -314,7 +313,7 @@ def _accept(
 def _notify_suggester(
     conn: Connection,
     actor: Member,
-    row: RowMapping,
+    row: Row,
     page_id: int,
     decision: str,
     reason: str | None,

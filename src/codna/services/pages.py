@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.errors import (
     Conflict,
@@ -40,6 +40,7 @@ from codna.services.revisions import (
     save_revision,
 )
 from codna.storage.database import inserted_id
+from codna.storage.prepared import Prepared, Row
 from codna.storage.schema import edit_suggestions, members, pages, revisions
 
 Need = Literal["read", "edit", "manage"]
@@ -105,9 +106,9 @@ def _locked(query: sa.Select[Any], lock: bool) -> sa.Select[Any]:
 
 
 _AT = sa.and_(pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path"))
-_PAGE_AT = {lock: _locked(sa.select(pages).where(_AT), lock) for lock in (False, True)}
+_PAGE_AT = {lock: Prepared(_locked(sa.select(pages).where(_AT), lock)) for lock in (False, True)}
 _PAGE_BY_ID = {
-    lock: _locked(sa.select(pages).where(pages.c.id == sa.bindparam("id")), lock)
+    lock: Prepared(_locked(sa.select(pages).where(pages.c.id == sa.bindparam("id")), lock))
     for lock in (False, True)
 }
 
@@ -130,12 +131,13 @@ def _about(page_id: Any, created_by: Any, updated_by: Any) -> list[sa.Label[Any]
     ]
 
 
-_ABOUT_PAGE = sa.select(
-    *_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by"))
+_ABOUT_PAGE = Prepared(
+    sa.select(*_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by")))
 )
 # A page to read and what _page needs besides, in one round trip.
-_PAGE_TO_READ = sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by))
-_PAGE_TO_READ = _PAGE_TO_READ.where(_AT)
+_PAGE_TO_READ = Prepared(
+    sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by)).where(_AT)
+)
 
 
 def access_page(
@@ -146,7 +148,7 @@ def access_page(
     need: Need = "read",
     lock: bool = False,
     in_trash: bool | None = False,
-) -> tuple[RowMapping, Rights]:
+) -> tuple[Row, Rights]:
     """Fetch a page (by address or id) and check the actor may `need` it; lock its row when
     asked.
 
@@ -158,7 +160,7 @@ def access_page(
         query, params = _PAGE_BY_ID[lock], {"id": address}
     else:
         query, params = _PAGE_AT[lock], {"space": address.space, "path": address.path}
-    row = conn.execute(query, params).mappings().first()
+    row = query.first(conn, params)
     return _authorise(conn, actor, address, row, need=need, in_trash=in_trash)
 
 
@@ -166,11 +168,11 @@ def _authorise(
     conn: Connection,
     actor: Member,
     address: Address | int,
-    row: RowMapping | None,
+    row: Row | None,
     *,
     need: Need,
     in_trash: bool | None,
-) -> tuple[RowMapping, Rights]:
+) -> tuple[Row, Rights]:
     """The page `row` fetched for `address` and the actor's rights, once they are known to
     allow `need` on it; raises as access_page says."""
     mine = rights(conn, actor)
@@ -198,13 +200,14 @@ def _read_only_message(address: Address, actor: Member) -> str:
     return f"You can read {address} but not change it."
 
 
-def page_from_row(conn: Connection, row: RowMapping, mine: Rights) -> Page:
+def page_from_row(conn: Connection, row: Row, mine: Rights) -> Page:
     params = {"created_by": row["created_by"], "updated_by": row["updated_by"], "id": row["id"]}
-    about = conn.execute(_ABOUT_PAGE, params).mappings().one()
+    about = _ABOUT_PAGE.first(conn, params)
+    assert about is not None  # a SELECT of scalar subqueries has a row
     return _page(row, mine, about)
 
 
-def _page(row: RowMapping, mine: Rights, about: RowMapping) -> Page:
+def _page(row: Row, mine: Rights, about: Row) -> Page:
     """The page `row` as `mine`'s member sees it; `about` has its authors' names and the
     number of pending suggestions (the columns of _ABOUT_PAGE)."""
     space, path, created_by = row["space"], row["path"], row["created_by"]
@@ -321,7 +324,7 @@ def apply_change(row: Mapping[Any, Any], change: Change) -> Applied:
     return Applied(title=change.title or row["title"], tags=tags, body=body)
 
 
-def page_diff(row: RowMapping, body: str) -> str:
+def page_diff(row: Row, body: str) -> str:
     """The unified diff from the page's current body to `body`, labelled with versions."""
     address = Address(row["space"], row["path"])
     return unified_diff(
@@ -334,7 +337,7 @@ def page_diff(row: RowMapping, body: str) -> str:
 
 def write_revision(
     conn: Connection,
-    row: RowMapping,
+    row: Row,
     mine: Rights,
     actor: Member,
     *,
@@ -351,7 +354,7 @@ def write_revision(
 
 def save_applied(
     conn: Connection,
-    row: RowMapping,
+    row: Row,
     actor: Member,
     *,
     after: Applied,
@@ -468,8 +471,8 @@ def read_page(actor: Member, *, address: str, version: int | None = None) -> Pag
     where = parse_address(address, want="page")
     with database().read() as conn:
         params = {"space": where.space, "path": where.path}
-        row = conn.execute(_PAGE_TO_READ, params).mappings().first()
-        row, mine = _authorise(conn, actor, where, row, need="read", in_trash=False)
+        found = _PAGE_TO_READ.first(conn, params)
+        row, mine = _authorise(conn, actor, where, found, need="read", in_trash=False)
         page = _page(row, mine, row)
         if version is None or version == row["version"]:
             return page

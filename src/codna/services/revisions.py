@@ -7,12 +7,13 @@ from datetime import datetime
 from typing import Literal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.errors import Conflict, NotFound
 from codna.services import search
 from codna.services.clock import now
 from codna.services.members import Member, names
+from codna.storage.prepared import Row
 from codna.storage.schema import MAX_ID, pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
@@ -33,7 +34,7 @@ class Revision:
     body: str | None = None
 
 
-def revision_from_row(row: RowMapping, address: str, author: str, *, with_body: bool) -> Revision:
+def revision_from_row(row: Row, address: str, author: str, *, with_body: bool) -> Revision:
     return Revision(
         address=address,
         version=row["version"],
@@ -49,7 +50,7 @@ def revision_from_row(row: RowMapping, address: str, author: str, *, with_body: 
 
 def save_revision(
     conn: Connection,
-    page: RowMapping,
+    page: Row,
     actor: Member,
     *,
     title: str,
@@ -94,7 +95,7 @@ def save_revision(
     return version
 
 
-def revision_row(conn: Connection, page_id: int, version: int, address: str) -> RowMapping:
+def revision_row(conn: Connection, page_id: int, version: int, address: str) -> Row:
     if not 1 <= version <= MAX_ID:
         raise NotFound(f"{address} has no version {version}.", field="version")
     row = (

@@ -15,13 +15,14 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidEdit, NoLongerApplies
 from codna.markdown.edits import parse_edits
 from codna.services.context import database
 from codna.services.pages import Applied, Change, apply_change
 from codna.storage.database import after_commit, is_writing, one_of
+from codna.storage.prepared import Row
 from codna.storage.schema import pages, suggestion_checks
 
 
@@ -122,7 +123,7 @@ def _bodies(
     return bodies
 
 
-def _from_kept(known: RowMapping) -> NotApplying:
+def _from_kept(known: Row) -> NotApplying:
     return NotApplying(known["edit_index"], known["op"], known["reason"], known["message"])
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.errors import (
     AlreadyDecided,
@@ -40,6 +40,7 @@ from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.database import inserted_id
+from codna.storage.prepared import Row
 from codna.storage.schema import MAX_ID, edit_suggestions, members, notifications, pages
 
 PER_PAGE_LIMIT = 20
@@ -134,7 +135,7 @@ def suggest_edit(
         return SuggestResult(saved=True, diff=diff, suggestion=made)
 
 
-def _base(conn: Connection, page: RowMapping, version: int | None) -> Mapping[Any, Any]:
+def _base(conn: Connection, page: Row, version: int | None) -> Mapping[Any, Any]:
     if version is None or version < 1 or version > page["version"]:
         raise InvalidRequest(
             f"base_version is the version you read: 1 to {page['version']}.",
@@ -194,7 +195,7 @@ def _check_limits(conn: Connection, actor: Member, page_id: int) -> None:
 def _insert(
     conn: Connection,
     actor: Member,
-    page: RowMapping,
+    page: Row,
     base_version: int,
     change: Change,
     reason: str,
@@ -230,7 +231,7 @@ def _insert(
         raise
 
 
-def _row(conn: Connection, suggestion_id: int) -> RowMapping:
+def _row(conn: Connection, suggestion_id: int) -> Row:
     return (
         conn.execute(sa.select(edit_suggestions).where(edit_suggestions.c.id == suggestion_id))
         .mappings()
@@ -240,7 +241,7 @@ def _row(conn: Connection, suggestion_id: int) -> RowMapping:
 
 def access_suggestion(
     conn: Connection, actor: Member, suggestion_id: int, *, lock: bool = False
-) -> tuple[RowMapping, RowMapping, Rights]:
+) -> tuple[Row, Row, Rights]:
     """The suggestion, its page and the actor's rights. Raises NotFound unless the actor is its
     suggester or an editor of its page (as the grants are now)."""
     missing = NotFound(f"There is no suggestion {suggestion_id}.", suggestion_id=suggestion_id)
@@ -320,9 +321,7 @@ def decide_edit_suggestion(
         return seen
 
 
-def _accept(
-    conn: Connection, actor: Member, row: RowMapping, page: RowMapping
-) -> Mapping[Any, Any]:
+def _accept(conn: Connection, actor: Member, row: Row, page: Row) -> Mapping[Any, Any]:
     """Apply the suggestion to the page as it is, as one revision; the page after it."""
     after = apply_suggestion(page, row)  # NoLongerApplies: the edit and why
     suggester = member_by_id_in(conn, row["suggester_id"])
@@ -336,9 +335,7 @@ def _accept(
     return page_now
 
 
-def _notify(
-    conn: Connection, actor: Member, row: RowMapping, status: str, reason: str | None
-) -> None:
+def _notify(conn: Connection, actor: Member, row: Row, status: str, reason: str | None) -> None:
     if row["suggester_id"] == actor.id:
         return  # one's own decision needs no telling
     note_id = inserted_id(

@@ -15,6 +15,7 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member, member_from_row
 from codna.storage.database import inserted_id
+from codna.storage.prepared import Prepared
 from codna.storage.schema import MAX_ID, agent_responsibles, members, tokens
 
 PREFIX = "codna_"
@@ -141,7 +142,7 @@ def revoke_token(actor: Member, *, token_id: int) -> None:
 
 
 # Built once: every request runs it, and a statement built per call costs more than the query.
-_MEMBER_BY_TOKEN = (
+_MEMBER_BY_TOKEN = Prepared(
     sa.select(members, tokens.c.id.label("token_id"))
     .join(tokens, tokens.c.member_id == members.c.id)
     .where(tokens.c.token_hash == sa.bindparam("token_hash"), tokens.c.revoked_at.is_(None))
@@ -154,7 +155,7 @@ def authenticate_token(secret: str) -> Caller:
     if not secret.startswith(PREFIX):
         raise Unauthenticated("The token is wrong or revoked.")
     with database().read() as conn:
-        row = conn.execute(_MEMBER_BY_TOKEN, {"token_hash": _hash(secret)}).mappings().first()
+        row = _MEMBER_BY_TOKEN.first(conn, {"token_hash": _hash(secret)})
     if row is None or row["disabled"]:
         raise Unauthenticated("The token is wrong or revoked.")
     return Caller(member_from_row(row), row["token_id"])

@@ -1,0 +1,99 @@
+"""A Prepared statement answers exactly what `Connection.execute` answers for the same
+statement, inside the same transaction, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from codna.storage.database import Database
+from codna.storage.prepared import Prepared
+from codna.storage.schema import members, pages
+
+pytestmark = pytest.mark.storage
+
+WHEN = datetime(2026, 12, 3, 9, 30, 15, 250_000, tzinfo=UTC)
+
+# Typed columns (timestamps, JSON tags), a labelled scalar subquery, a literal the statement
+# carries itself, and parameters by name.
+PAGES_IN = (
+    sa.select(
+        pages,
+        sa.select(members.c.name)
+        .where(members.c.id == pages.c.created_by)
+        .scalar_subquery()
+        .label("author"),
+    )
+    .where(
+        pages.c.space == sa.bindparam("space"),
+        pages.c.path.startswith("guides/"),
+        pages.c.version >= sa.bindparam("version"),
+    )
+    .order_by(pages.c.path)
+)
+
+
+def _fill(db: Database) -> None:
+    with db.write() as conn:
+        author = conn.execute(
+            members.insert().values(
+                kind="person", name="Ada", email="ada@example.com", created_at=WHEN
+            )
+        ).inserted_primary_key[0]
+        for n, path in enumerate(["guides/b", "guides/a", "notes/c"]):
+            conn.execute(
+                pages.insert().values(
+                    space="wiki",
+                    path=path,
+                    title=f"Page {n} — ünïcode",
+                    tags=["x", f"t{n}"],
+                    body="# Body\n",
+                    version=n + 1,
+                    created_by=author,
+                    created_at=WHEN,
+                    updated_by=author,
+                    updated_at=WHEN + timedelta(seconds=n),
+                    trashed_at=WHEN if n == 1 else None,
+                )
+            )
+
+
+def test_rows_are_what_execute_gives(db: Database) -> None:
+    _fill(db)
+    prepared = Prepared(PAGES_IN)
+    params = {"space": "wiki", "version": 1}
+    with db.read() as conn:
+        expected = [dict(row) for row in conn.execute(PAGES_IN, params).mappings()]
+        got = prepared.all(conn, params)
+        first = prepared.first(conn, {"space": "wiki", "version": 2})
+        none = prepared.first(conn, {"space": "output", "version": 1})
+    assert [row["path"] for row in got] == ["guides/a", "guides/b"]
+    assert got == expected
+    assert got[0]["tags"] == ["x", "t1"] and got[0]["author"] == "Ada"
+    assert got[0]["created_at"] == WHEN and got[0]["created_at"].tzinfo is not None
+    assert got[0]["trashed_at"] == WHEN and got[1]["trashed_at"] is None
+    assert first is not None and first["path"] == "guides/a"
+    assert none is None
+
+
+class _Undo(Exception):
+    pass
+
+
+def test_it_runs_inside_the_transaction_it_is_given(db: Database) -> None:
+    _fill(db)
+    prepared = Prepared(sa.select(pages.c.title).where(pages.c.path == sa.bindparam("path")))
+    with pytest.raises(_Undo), db.write() as conn:
+        conn.execute(pages.update().where(pages.c.path == "notes/c").values(title="Changed"))
+        assert prepared.first(conn, {"path": "notes/c"}) == {"title": "Changed"}
+        raise _Undo
+    with db.read() as conn:
+        assert prepared.first(conn, {"path": "notes/c"}) == {"title": "Page 2 — ünïcode"}
+
+
+def test_a_statement_whose_parameters_expand_per_call_is_refused(db: Database) -> None:
+    ids = Prepared(sa.select(pages.c.id).where(pages.c.id.in_(sa.bindparam("ids"))))
+    with db.read() as conn, pytest.raises(ValueError, match="compiled once"):
+        ids.all(conn, {"ids": [1, 2]})
