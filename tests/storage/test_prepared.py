@@ -97,3 +97,35 @@ def test_a_statement_whose_parameters_expand_per_call_is_refused(db: Database) -
     ids = Prepared(sa.select(pages.c.id).where(pages.c.id.in_(sa.bindparam("ids"))))
     with db.read() as conn, pytest.raises(ValueError, match="compiled once"):
         ids.all(conn, {"ids": [1, 2]})
+
+
+TITLE_AT = Prepared(sa.select(pages.c.title).where(pages.c.path == sa.bindparam("path")))
+
+
+def test_a_lookup_reads_what_is_committed_and_hands_back_a_connection_as_it_found_it(
+    db: Database,
+) -> None:
+    _fill(db)
+    with db.lookup() as lookup:
+        assert TITLE_AT.first(lookup, {"path": "notes/c"}) == {"title": "Page 2 — ünïcode"}
+    # The pool's connections are back in ordinary transactions: a failed write undoes itself.
+    for _ in range(3):
+        with pytest.raises(_Undo), db.write() as conn:
+            conn.execute(pages.update().where(pages.c.path == "notes/c").values(title="Gone"))
+            raise _Undo
+    with db.lookup() as lookup:
+        assert TITLE_AT.first(lookup, {"path": "notes/c"}) == {"title": "Page 2 — ünïcode"}
+
+
+def test_a_lookup_is_one_snapshot_on_sqlite_and_read_committed_on_postgresql(
+    db: Database,
+) -> None:
+    _fill(db)
+    with db.lookup() as lookup:
+        before = TITLE_AT.first(lookup, {"path": "notes/c"})
+        with db.write() as conn:
+            conn.execute(pages.update().where(pages.c.path == "notes/c").values(title="New"))
+        seen = TITLE_AT.first(lookup, {"path": "notes/c"})
+        assert seen == (before if db.is_sqlite else {"title": "New"})
+    with db.lookup() as lookup:
+        assert TITLE_AT.first(lookup, {"path": "notes/c"}) == {"title": "New"}

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest, NotFound, ReadOnly
 from codna.services import members as members_service
@@ -18,7 +17,7 @@ from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
-from codna.storage.prepared import Prepared
+from codna.storage.prepared import Prepared, Reads
 from codna.storage.schema import grants, members, pages
 
 Level = Literal["read", "write"]
@@ -129,7 +128,7 @@ _GRANTS_OF = Prepared(
 )
 
 
-def rights(conn: Connection, member: Member) -> Rights:
+def rights(conn: Reads, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
     rows = _GRANTS_OF.all(conn, {"member_id": member.id})
     return Rights(member, tuple((r["space"], r["path"], r["level"]) for r in rows))

@@ -40,7 +40,7 @@ from codna.services.revisions import (
     save_revision,
 )
 from codna.storage.database import inserted_id
-from codna.storage.prepared import Prepared, Row
+from codna.storage.prepared import Prepared, Reads, Row
 from codna.storage.schema import edit_suggestions, members, pages, revisions
 
 Need = Literal["read", "edit", "manage"]
@@ -165,7 +165,7 @@ def access_page(
 
 
 def _authorise(
-    conn: Connection,
+    conn: Reads,
     actor: Member,
     address: Address | int,
     row: Row | None,
@@ -469,7 +469,7 @@ def insert_page(
 def read_page(actor: Member, *, address: str, version: int | None = None) -> Page:
     """The page at its latest version, or at `version`. Raises NotFound, InvalidRequest."""
     where = parse_address(address, want="page")
-    with database().read() as conn:
+    with database().lookup() as conn:
         params = {"space": where.space, "path": where.path}
         found = _PAGE_TO_READ.first(conn, params)
         row, mine = _authorise(conn, actor, where, found, need="read", in_trash=False)

@@ -154,7 +154,7 @@ def authenticate_token(secret: str) -> Caller:
     member disabled), saying nothing more."""
     if not secret.startswith(PREFIX):
         raise Unauthenticated("The token is wrong or revoked.")
-    with database().read() as conn:
+    with database().lookup() as conn:
         row = _MEMBER_BY_TOKEN.first(conn, {"token_hash": _hash(secret)})
     if row is None or row["disabled"]:
         raise Unauthenticated("The token is wrong or revoked.")

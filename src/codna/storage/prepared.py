@@ -8,6 +8,9 @@ of its parameters and columns) and runs on the driver connection under the SQLAl
 `Connection` it is given, so inside that connection's transaction, next to its other
 statements. Rows come back as plain dicts of the statement's column keys, with the values
 `Connection.execute` would give.
+
+They also run in a `Lookup` (`Database.lookup()`): a read on a pooled driver connection with
+no SQLAlchemy `Connection` around it at all, for the reads every request makes.
 """
 
 from __future__ import annotations
@@ -82,6 +85,17 @@ class _Compiled:
         return dict(zip(self.keys, converted, strict=True))
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """A read on a driver connection of the pool, for Prepared statements only."""
+
+    dialect: Dialect
+    driver: Any  # the DBAPI connection: sqlite3's or psycopg's
+
+
+Reads = Connection | Lookup  # where a Prepared statement runs
+
+
 class Prepared:
     """A SELECT built once, at import, and run often: `first` and `all` take the parameters
     its `bindparam`s name."""
@@ -90,7 +104,7 @@ class Prepared:
         self.statement = statement
         self._by_dialect: dict[str, _Compiled] = {}
 
-    def _compiled(self, conn: Connection) -> _Compiled:
+    def _compiled(self, conn: Reads) -> _Compiled:
         dialect = conn.dialect
         key = f"{dialect.name}+{dialect.driver}"
         compiled = self._by_dialect.get(key)
@@ -98,14 +112,17 @@ class Prepared:
             compiled = self._by_dialect[key] = _Compiled.of(self.statement, dialect)
         return compiled
 
-    def _cursor(self, conn: Connection, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
-        driver = conn.connection.driver_connection
-        assert driver is not None  # a connection in use has its driver's
+    def _cursor(self, conn: Reads, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
+        if isinstance(conn, Lookup):
+            driver = conn.driver
+        else:
+            driver = conn.connection.driver_connection
+            assert driver is not None  # a connection in use has its driver's
         cursor = driver.cursor()
         cursor.execute(compiled.sql, compiled.parameters(params))
         return cursor
 
-    def first(self, conn: Connection, params: Mapping[str, Any]) -> Row | None:
+    def first(self, conn: Reads, params: Mapping[str, Any]) -> Row | None:
         """The first row, or None."""
         compiled = self._compiled(conn)
         cursor = self._cursor(conn, compiled, params)
@@ -115,7 +132,7 @@ class Prepared:
             cursor.close()
         return None if values is None else compiled.row(values)
 
-    def all(self, conn: Connection, params: Mapping[str, Any]) -> list[Row]:
+    def all(self, conn: Reads, params: Mapping[str, Any]) -> list[Row]:
         """Every row."""
         compiled = self._compiled(conn)
         cursor = self._cursor(conn, compiled, params)
