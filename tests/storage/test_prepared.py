@@ -69,6 +69,7 @@ def test_rows_are_what_execute_gives(db: Database) -> None:
         got = prepared.all(conn, params)
         first = prepared.first(conn, {"space": "wiki", "version": 2})
         none = prepared.first(conn, {"space": "output", "version": 1})
+        tuples = prepared.tuples(conn, params)
     assert [row["path"] for row in got] == ["guides/a", "guides/b"]
     assert got == expected
     assert got[0]["tags"] == ["x", "t1"] and got[0]["author"] == "Ada"
@@ -76,6 +77,7 @@ def test_rows_are_what_execute_gives(db: Database) -> None:
     assert got[0]["trashed_at"] == WHEN and got[1]["trashed_at"] is None
     assert first is not None and first["path"] == "guides/a"
     assert none is None
+    assert tuples == [tuple(row.values()) for row in expected]
 
 
 class _Undo(Exception):

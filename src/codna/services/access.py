@@ -130,8 +130,7 @@ _GRANTS_OF = Prepared(
 
 def rights(conn: Reads, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
-    rows = _GRANTS_OF.all(conn, {"member_id": member.id})
-    return Rights(member, tuple((r["space"], r["path"], r["level"]) for r in rows))
+    return Rights(member, tuple(_GRANTS_OF.tuples(conn, {"member_id": member.id})))
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:
