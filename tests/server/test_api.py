@@ -61,6 +61,30 @@ REFUSALS = {
         404,
         {"code": "not_found", "address": "WIKI"},
     ),
+    "a read without an address": (
+        "writer",
+        "GET",
+        "/api/v1/page",
+        {"version": "1"},
+        422,
+        {"code": "invalid_request", "field": "address"},
+    ),
+    "a read at a version that is not a number": (
+        "writer",
+        "GET",
+        "/api/v1/page",
+        {"address": "WIKI", "version": "1_0"},
+        422,
+        {"code": "invalid_request", "field": "version"},
+    ),
+    "a read at a version the page never had": (
+        "writer",
+        "GET",
+        "/api/v1/page",
+        {"address": "WIKI", "version": "99999999999999"},
+        404,
+        {"code": "not_found", "field": "version"},
+    ),
     "a missing page": (
         "writer",
         "GET",
@@ -246,6 +270,8 @@ def test_a_page_is_read_dry_run_edited_and_reverted_over_the_api(
         assert saved["saved"] is True and saved["page"]["version"] == 2
         history = client.get("/api/v1/page/history", params={"address": wiki}).json()
         assert [r["version"] for r in history] == [2, 1]
+        old = client.get("/api/v1/page", params={"address": wiki, "version": " 1 "}).json()
+        assert (old["version"], old["latest_version"], old["body"]) == (1, 2, BODY)
         reverted = client.post("/api/v1/page/revert", json={"address": wiki, "version": 2})
         assert reverted.status_code == 200, reverted.text
         assert reverted.json()["page"]["body"] == BODY

@@ -30,6 +30,9 @@ class TokenBearer(HTTPBearer):
         self.writes = writes
 
     async def __call__(self, request: Request) -> Member:  # type: ignore[override]
+        return self.member(request)
+
+    def member(self, request: Request) -> Member:
         scheme, _, secret = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")

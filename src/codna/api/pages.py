@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import re
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Request, status
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from codna.api.auth import Reader, Writer
+from codna.api.auth import Reader, TokenBearer, Writer
 from codna.api.responses import answer
+from codna.errors import InvalidRequest
 from codna.schemas import EditIn, edits_to_wire
 from codna.services import pages, reverts, search, transfer
 from codna.services.pages import EditResult, Page, PageSummary
@@ -18,7 +20,61 @@ from codna.services.search import SearchHit
 from codna.services.transfer import ExportedFile
 
 router = APIRouter(tags=["pages"])
-Address = Annotated[str, Query(description="A page's address, such as wiki:decisions/0024.")]
+ADDRESS_HELP = "A page's address, such as wiki:decisions/0024."
+Address = Annotated[str, Query(description=ADDRESS_HELP)]
+
+# -- the hot read ---------------------------------------------------------------------------
+# Reading a page is what agents and scripts do most. FastAPI's resolution of a route's
+# dependency and query parameters cost about 55 µs a call, a third of the whole read, so this
+# route takes the request itself: it checks the token with the same TokenBearer as every other
+# route, reads its two parameters below, and declares both (and the bearer scheme) for the API
+# description, where schemathesis holds it to them like any other route.
+_READER = TokenBearer(writes=False)
+_VERSION = re.compile(r"\s*\+?\d{1,18}\s*")
+_READ_PAGE_DESCRIPTION: dict[str, Any] = {
+    "parameters": [
+        {
+            "name": "address",
+            "in": "query",
+            "required": True,
+            "description": ADDRESS_HELP,
+            "schema": {"type": "string", "title": "Address"},
+        },
+        {
+            "name": "version",
+            "in": "query",
+            "required": False,
+            "description": "An older version; default the latest.",
+            "schema": {"anyOf": [{"type": "integer"}, {"type": "null"}], "title": "Version"},
+        },
+    ],
+    "security": [{"HTTPBearer": []}],
+}
+
+
+@router.get(
+    "/page",
+    response_model=Page,
+    summary="Read a page, at its latest version or another",
+    openapi_extra=_READ_PAGE_DESCRIPTION,
+)
+async def read_page(request: Request) -> Response:
+    # On the event loop, like the token check: reading one page is two indexed queries.
+    member = _READER.member(request)
+    query = request.query_params
+    address = query.get("address")
+    if address is None:
+        raise InvalidRequest("address: Field required.", field="address")
+    version = query.get("version")
+    if version is not None and not _VERSION.fullmatch(version):
+        raise InvalidRequest("version: a whole number, such as 3.", field="version")
+    page = pages.read_page(
+        member, address=address, version=int(version) if version is not None else None
+    )
+    return answer(page, Page)
+
+
+# -- the rest -------------------------------------------------------------------------------
 
 
 class _Body(BaseModel):
@@ -79,12 +135,6 @@ def list_pages(
 @router.post("/pages", status_code=status.HTTP_201_CREATED, summary="Create a page")
 def create_page(member: Writer, body: CreatePage) -> Page:
     return pages.create_page(member, **body.model_dump())
-
-
-@router.get("/page", response_model=Page, summary="Read a page, at its latest version or another")
-async def read_page(member: Reader, address: Address, version: int | None = None) -> Response:
-    # On the event loop, like the token check: reading one page is two indexed queries.
-    return answer(pages.read_page(member, address=address, version=version), Page)
 
 
 @router.post(

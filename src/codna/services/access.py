@@ -6,7 +6,7 @@ only, whatever it is shared with, and may write only the pages it created in `ou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import sqlalchemy as sa
@@ -39,9 +39,19 @@ class Rights:
 
     member: Member
     grants: tuple[tuple[str, str, Level], ...]  # (space, path, level)
+    # Levels already worked out, by page: a read asks for one page's level several times.
+    _known: dict[tuple[str, str, int | None], Level | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def level(self, space: str, path: str, created_by: int | None = None) -> Level | None:
         """The best level this member has on the page at space:path (None: cannot read it)."""
+        key = (space, path, created_by)
+        if key not in self._known:
+            self._known[key] = self._level(space, path, created_by)
+        return self._known[key]
+
+    def _level(self, space: str, path: str, created_by: int | None) -> Level | None:
         if self.member.is_admin:
             return "write"
         best: Level | None = None

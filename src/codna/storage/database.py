@@ -21,6 +21,7 @@ from alembic.config import Config
 from sqlalchemy.engine import Connection, Engine
 
 from codna.storage import schema
+from codna.storage.lookups import LookupConnections
 from codna.storage.prepared import Lookup
 
 DEFAULT_URL = "sqlite:///data/codna.db"
@@ -52,6 +53,7 @@ class Database:
             engine_options.setdefault("pool_size", 10)
             engine_options.setdefault("max_overflow", 20)
             self.engine = sa.create_engine(self.url, **engine_options)
+        self._lookups = LookupConnections(self.engine)
 
     @property
     def is_sqlite(self) -> bool:
@@ -71,15 +73,15 @@ class Database:
 
     @contextmanager
     def lookup(self) -> Iterator[Lookup]:
-        """A read for Prepared statements only, straight on a driver connection of the pool:
-        what every request does first (its token) costs a fraction of a `read()`.
+        """A read for Prepared statements only, straight on a driver connection (kept for
+        lookups: `LookupConnections`): what every request does first, its token, costs a
+        fraction of a `read()`.
 
         SQLite: one snapshot throughout, as in `read()`. PostgreSQL: each statement sees what
         was committed when it began, as a `read()` does at READ COMMITTED, but on an
         autocommit connection, so a statement is one round trip, without BEGIN and COMMIT.
         """
-        pooled = self.engine.raw_connection()
-        driver: Any = pooled.driver_connection
+        driver = self._lookups.take()
         try:
             if self.is_sqlite:
                 driver.execute("BEGIN")
@@ -88,17 +90,14 @@ class Database:
                 finally:
                     driver.execute("COMMIT")  # nothing to keep or undo: a read
             else:
-                driver.autocommit = True
-                try:
-                    yield Lookup(self.engine.dialect, driver)
-                finally:
-                    driver.autocommit = False
-        except self.engine.dialect.loaded_dbapi.Error as error:
-            if self.engine.dialect.is_disconnect(error, driver, None):
-                pooled.invalidate(error)  # the pool opens a new one next time
+                yield Lookup(self.engine.dialect, driver)
+        except self.engine.dialect.loaded_dbapi.Error:
+            self._lookups.discard(driver)
             raise
-        finally:
-            pooled.close()
+        except BaseException:
+            self._lookups.give_back(driver)
+            raise
+        self._lookups.give_back(driver)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -139,6 +138,7 @@ class Database:
                     conn.commit()
 
     def dispose(self) -> None:
+        self._lookups.close()
         self.engine.dispose()
 
 
