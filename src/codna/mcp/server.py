@@ -8,8 +8,10 @@ the tools it may use, and a hidden tool is refused exactly like one that does no
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
+import pydantic_core
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import MCPServer
@@ -17,7 +19,7 @@ from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated
 from codna.services import tokens
@@ -63,23 +65,12 @@ class TokenVerifier:
             caller = tokens.authenticate_token(token)
         except Unauthenticated:
             return None
-        member = caller.member
-        claims = {
-            "member": {
-                "id": member.id,
-                "kind": member.kind,
-                "name": member.name,
-                "email": member.email,
-                "is_admin": member.is_admin,
-                "disabled": member.disabled,
-            },
-            "token_id": caller.token_id,
-        }
+        # The claims carry the Caller itself: the tools run in this process, on this request.
         return AccessToken(
             token=f"token:{caller.token_id}",
-            client_id=str(member.id),
+            client_id=str(caller.member.id),
             scopes=["codna"],
-            claims=claims,
+            claims={"caller": caller},
         )
 
 
@@ -87,10 +78,28 @@ def current_caller(local: Callable[[], Caller] | None) -> Caller:
     """The caller of this request: the HTTP token's member, or the stdio member."""
     access = get_access_token()
     if access is not None and access.claims:
-        return Caller(Member(**access.claims["member"]), int(access.claims["token_id"]))
+        caller: Caller = access.claims["caller"]
+        return caller
     if local is not None:
         return local()
     raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
+
+
+def structured(value: Any, kind: Any) -> CallToolResult:
+    """A tool's answer, `value` of the type `kind`, as structured content and the same JSON
+    as text: serialised once, where the SDK, given `value` itself, would serialise it twice
+    and validate it in between. Declare the tool's return as `Annotated[CallToolResult,
+    kind]`, which gives it the same output schema and has the SDK check the content
+    against it."""
+    adapter = _adapter(kind)
+    content = adapter.dump_python(value, mode="json", by_alias=True)
+    text = pydantic_core.to_json(content).decode()
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=content)
+
+
+@cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
 
 
 def refusal(error: CodnaError) -> CallToolResult:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from codna.mcp.server import CodnaMCP
+from codna.mcp.server import CodnaMCP, structured
 from codna.schemas import EditIn, TagChanges, edits_to_wire
 from codna.services import pages, reverts, search
 from codna.services.members import Member
@@ -56,10 +56,10 @@ def register(server: CodnaMCP) -> None:
         version: Annotated[
             int | None, Field(description="An older version; default the latest.")
         ] = None,
-    ) -> Page:
+    ) -> Annotated[CallToolResult, Page]:
         """Read a page: title, tags, Markdown body and version. Read before you edit, and pass
         its version as base_version to edit_document."""
-        return pages.read_page(me(), address=address, version=version)
+        return structured(pages.read_page(me(), address=address, version=version), Page)
 
     @server.tool(annotations=READ)
     def document_history(address: AddressArg) -> list[Revision]:
