@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -62,6 +63,10 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         async with mcp.session_manager.run(), anyio.create_task_group() as tasks:
             tasks.start_soon(events.relay_database_events)
+            # What start-up made lives as long as the process: out of the collector's sight, a
+            # full collection walks only what requests made (about 90 ms less each time).
+            gc.collect()
+            gc.freeze()
             yield
             tasks.cancel_scope.cancel()
 
