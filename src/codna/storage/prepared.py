@@ -151,5 +151,5 @@ class Prepared:
         finally:
             cursor.close()
         if not compiled.from_driver:
-            return [tuple(values) for values in rows]
+            return list(rows)  # both drivers fetch tuples
         return [tuple(compiled.row(values).values()) for values in rows]
