@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 
@@ -111,8 +112,14 @@ async def _http(_: Request, error: Exception) -> JSONResponse:
     )
 
 
+HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    CodnaError: _domain,
+    RequestValidationError: _validation,
+    HTTPException: _http,
+}
+
+
 def install(app: FastAPI) -> None:
     """Map every refusal to its status and JSON body, in one place."""
-    app.add_exception_handler(CodnaError, _domain)
-    app.add_exception_handler(RequestValidationError, _validation)
-    app.add_exception_handler(HTTPException, _http)
+    for kind, handler in HANDLERS.items():
+        app.add_exception_handler(kind, handler)
