@@ -39,6 +39,9 @@ class Rights:
 
     member: Member
     grants: tuple[tuple[str, str, Level], ...]  # (space, path, level)
+    # Set when only the grants bearing on one page were read (`rights_on`): nothing else
+    # may be asked.
+    page: tuple[str, str] | None = None
     # Levels already worked out, by page: a read asks for one page's level several times.
     _known: dict[tuple[str, str, int | None], Level | None] = field(
         default_factory=dict, compare=False, repr=False
@@ -46,6 +49,8 @@ class Rights:
 
     def level(self, space: str, path: str, created_by: int | None = None) -> Level | None:
         """The best level this member has on the page at space:path (None: cannot read it)."""
+        if self.page is not None and (space, path) != self.page:
+            raise ValueError(f"These rights were read for {self.page} only, not {space}:{path}.")
         key = (space, path, created_by)
         if key not in self._known:
             self._known[key] = self._level(space, path, created_by)
@@ -94,6 +99,7 @@ class Rights:
 
     def readable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
+        self._all_grants_read()
         if self.member.is_admin:
             return sa.true()
         clauses = self._granted({"read", "write"})
@@ -104,12 +110,17 @@ class Rights:
     def decidable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps the pages whose suggestions this member
         decides: those it can edit, outside `raw`; none for an agent."""
+        self._all_grants_read()
         if self.member.is_agent:
             return sa.false()
         outside_raw = pages.c.space != "raw"
         if self.member.is_admin:
             return outside_raw
         return sa.and_(outside_raw, sa.or_(sa.false(), *self._granted({"write"})))
+
+    def _all_grants_read(self) -> None:
+        if self.page is not None:
+            raise ValueError(f"These rights were read for {self.page} only, not for every page.")
 
     def _granted(self, levels: set[str]) -> list[sa.ColumnElement[bool]]:
         clauses: list[sa.ColumnElement[bool]] = []
@@ -138,9 +149,34 @@ _GRANTS_OF = Prepared(
 )
 
 
+# The grants that can bear on one page: its space whole, or a path that begins its path (a
+# folder) or is its path. The SQL only narrows; Rights.level decides, as for all grants.
+_GRANTS_ON = Prepared(
+    _GRANTS_OF.statement.where(
+        grants.c.space == sa.bindparam("space"),
+        sa.or_(
+            grants.c.path == "",
+            sa.func.substr(sa.bindparam("path", type_=sa.String), 1, sa.func.length(grants.c.path))
+            == grants.c.path,
+        ),
+    )
+)
+
+
 def rights(conn: Reads, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
+    if member.is_admin:
+        return Rights(member, ())  # an admin may do anything: no grant changes that
     return Rights(member, tuple(_GRANTS_OF.tuples(conn, {"member_id": member.id})))
+
+
+def rights_on(conn: Reads, member: Member, space: str, path: str) -> Rights:
+    """A member's rights on the one page at space:path, reading only the grants that bear on
+    it (a member may hold many); asking them about any other page raises ValueError."""
+    if member.is_admin:
+        return Rights(member, (), page=(space, path))
+    params = {"member_id": member.id, "space": space, "path": path}
+    return Rights(member, tuple(_GRANTS_ON.tuples(conn, params)), page=(space, path))
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:

@@ -27,7 +27,7 @@ from codna.markdown.limits import (
     normalise_newlines,
 )
 from codna.services import search
-from codna.services.access import Rights, rights
+from codna.services.access import Rights, rights, rights_on
 from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
@@ -172,10 +172,12 @@ def _authorise(
     *,
     need: Need,
     in_trash: bool | None,
+    mine: Rights | None = None,
 ) -> tuple[Row, Rights]:
-    """The page `row` fetched for `address` and the actor's rights, once they are known to
-    allow `need` on it; raises as access_page says."""
-    mine = rights(conn, actor)
+    """The page `row` fetched for `address` and the actor's rights (read here unless given),
+    once they are known to allow `need` on it; raises as access_page says."""
+    if mine is None:
+        mine = rights(conn, actor)
     if row is None or not mine.can_read(row["space"], row["path"], row["created_by"]):
         raise NotFound(f"There is no page {address}.", address=str(address))
     address = Address(row["space"], row["path"])
@@ -472,7 +474,9 @@ def read_page(actor: Member, *, address: str, version: int | None = None) -> Pag
     with database().lookup() as conn:
         params = {"space": where.space, "path": where.path}
         found = _PAGE_TO_READ.first(conn, params)
-        row, mine = _authorise(conn, actor, where, found, need="read", in_trash=False)
+        # Only this page's rights are needed (and they never leave this function).
+        mine = rights_on(conn, actor, where.space, where.path)
+        row, mine = _authorise(conn, actor, where, found, need="read", in_trash=False, mine=mine)
         page = _page(row, mine, row)
         if version is None or version == row["version"]:
             return page
