@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from codna.storage.database import Database
-from codna.storage.prepared import Prepared
+from codna.storage.prepared import Prepared, together
 from codna.storage.schema import members, pages
 
 pytestmark = pytest.mark.storage
@@ -131,3 +131,26 @@ def test_a_lookup_is_one_snapshot_on_sqlite_and_read_committed_on_postgresql(
         assert seen == (before if db.is_sqlite else {"title": "New"})
     with db.lookup() as lookup:
         assert TITLE_AT.first(lookup, {"path": "notes/c"}) == {"title": "New"}
+
+
+def test_statements_run_together_answer_what_each_answers_alone(db: Database) -> None:
+    _fill(db)
+    params = {"space": "wiki", "version": 1}
+    with db.lookup() as lookup:
+        pages_in, title = together(lookup, (Prepared(PAGES_IN), params), (TITLE_AT, {"path": "x"}))
+        assert pages_in == Prepared(PAGES_IN).all(lookup, params)
+        assert title == []
+    with db.read() as conn:
+        [title] = together(conn, (TITLE_AT, {"path": "notes/c"}))
+        assert title == [{"title": "Page 2 — ünïcode"}]
+
+
+def test_a_failing_statement_among_others_raises_and_leaves_the_connection_usable(
+    db: Database,
+) -> None:
+    _fill(db)
+    broken = Prepared(sa.select(sa.func.no_such_function(pages.c.id)))
+    with db.lookup() as lookup, pytest.raises(db.engine.dialect.loaded_dbapi.Error):
+        together(lookup, (TITLE_AT, {"path": "notes/c"}), (broken, {}))
+    with db.lookup() as lookup:
+        assert TITLE_AT.first(lookup, {"path": "notes/c"}) == {"title": "Page 2 — ünïcode"}

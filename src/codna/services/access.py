@@ -6,8 +6,9 @@ only, whatever it is shared with, and may write only the pages it created in `ou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
@@ -17,7 +18,7 @@ from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
-from codna.storage.prepared import Prepared, Reads
+from codna.storage.prepared import Prepared, Reads, Row
 from codna.storage.schema import grants, members, pages
 
 Level = Literal["read", "write"]
@@ -173,10 +174,20 @@ def rights(conn: Reads, member: Member) -> Rights:
 def rights_on(conn: Reads, member: Member, space: str, path: str) -> Rights:
     """A member's rights on the one page at space:path, reading only the grants that bear on
     it (a member may hold many); asking them about any other page raises ValueError."""
-    if member.is_admin:
-        return Rights(member, (), page=(space, path))
-    params = {"member_id": member.id, "space": space, "path": path}
-    return Rights(member, tuple(_GRANTS_ON.tuples(conn, params)), page=(space, path))
+    statement, params = grants_on(member, space, path)
+    return rights_from(member, statement.all(conn, params), space, path)
+
+
+def grants_on(member: Member, space: str, path: str) -> tuple[Prepared, dict[str, Any]]:
+    """The statement `rights_on` runs, and its parameters: for a caller that sends it along
+    with statements of its own (`together`)."""
+    return _GRANTS_ON, {"member_id": member.id, "space": space, "path": path}
+
+
+def rights_from(member: Member, rows: Sequence[Row], space: str, path: str) -> Rights:
+    """The rights on space:path from the rows of `grants_on`."""
+    held = () if member.is_admin else tuple((r["space"], r["path"], r["level"]) for r in rows)
+    return Rights(member, held, page=(space, path))
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:
