@@ -142,8 +142,17 @@ def revoke_token(actor: Member, *, token_id: int) -> None:
 
 
 # Built once: every request runs it, and a statement built per call costs more than the query.
+# Only what a Member holds: never the password's hash, and no timestamp to convert.
 _MEMBER_BY_TOKEN = Prepared(
-    sa.select(members, tokens.c.id.label("token_id"))
+    sa.select(
+        members.c.id,
+        members.c.kind,
+        members.c.name,
+        members.c.email,
+        members.c.is_admin,
+        members.c.disabled,
+        tokens.c.id.label("token_id"),
+    )
     .join(tokens, tokens.c.member_id == members.c.id)
     .where(tokens.c.token_hash == sa.bindparam("token_hash"), tokens.c.revoked_at.is_(None))
 )
