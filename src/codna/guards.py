@@ -60,7 +60,11 @@ class BodyCap:
             await self.app(scope, receive, send)
             return
         message = f"A request body has at most {self.limit} bytes."
-        length = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
+        if length is None and b"transfer-encoding" not in headers:
+            await self.app(scope, receive, send)  # no body (HTTP/1.1 framing): nothing to cap
+            return
         if length is not None:
             if not length.isdigit() or int(length) > self.limit:
                 await _refuse(send, 413, "too_large", message)
