@@ -14,11 +14,16 @@ keep-alive connection of its own. Every request authenticates its token and read
 database; nothing is cached. Each client of an edit run edits a page of its own, swapping one
 word back and forth, so no edit conflicts with another's.
 
+Beside `read_document`, the same call goes to the MCP SDK alone (`sdk_alone_app`): the SDK as
+`codna serve` mounts it, with a tool that hands back CoDNA's answer ready-made, with no token
+and no database. Its share of the ceiling is the most any tool behind this SDK can reach.
+
 The load generator is a minimal HTTP/1.1 client on asyncio streams (pre-built requests,
 Content-Length framing), several times cheaper per request than an HTTP library, because the
 two cores are shared by the server and the load.
 
 Run: .venv/bin/python bench/server.py [--duration 4] [--postgres [URL]] [--only read]
+(--only measures just the calls whose name holds that text.)
 """
 
 from __future__ import annotations
@@ -39,12 +44,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import sqlalchemy as sa
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult
 from starlette.applications import Starlette
 
 from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
+from codna.services.pages import Page
 from codna.storage.database import Database
 
 CONCURRENCY = (1, 8, 32)
@@ -83,13 +93,38 @@ def ceiling_app() -> Starlette:
     return Starlette(routes=[Route("/ceiling/{n:int}", answer, methods=["GET", "POST"])])
 
 
-def serve_ceiling(port: int) -> None:
+def sdk_alone_app(answer_file: str) -> Starlette:
+    """The MCP SDK by itself: a stateless, JSON-answering Streamable HTTP server, as `codna
+    serve` mounts it, with one `read_document` tool that hands back a finished answer (the
+    one CoDNA gave, read from `answer_file`): no token, no database, no work of CoDNA's. What
+    it serves per second is what any tool behind this SDK can reach at most."""
+    answer = json.loads(Path(answer_file).read_text())
+    result = CallToolResult.model_validate(answer["result"])
+    server = MCPServer("alone")
+
+    @server.tool()
+    async def read_document(
+        address: str, version: int | None = None
+    ) -> Annotated[CallToolResult, Page]:
+        return result
+
+    app: Starlette = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*"]
+        ),
+    )
+    return app
+
+
+def serve_ceiling(port: int, answer_file: str | None = None) -> None:
     import uvicorn
 
+    app = sdk_alone_app(answer_file) if answer_file else ceiling_app()
     # The settings `codna serve` gives uvicorn.
-    uvicorn.run(
-        ceiling_app(), host="127.0.0.1", port=port, log_level="warning", server_header=False
-    )
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", server_header=False)
 
 
 # -- processes ------------------------------------------------------------------------------
@@ -361,18 +396,56 @@ def bench_engine(
             status, answer = asyncio.run(sample(codna_port, first))
             assert status == 200 and b'"isError":true' not in answer, (status, answer[:300])
             bare = ceiling_request(ceiling_port, first, len(answer))
+            roof = Roof(ceiling_port, bare, duration, warmup)
             for concurrency in CONCURRENCY:
                 measured = asyncio.run(run_load(codna_port, cycles[:concurrency], duration, warmup))
-                roofs = [Cycle([bare]) for _ in range(concurrency)]
-                roof = asyncio.run(run_load(ceiling_port, roofs, duration, warmup))
-                share = measured.rps / roof.rps if roof.rps else float("nan")
-                lines.append(
-                    f"{label:10} {name:18} {concurrency:>3}  {measured.rps:8.0f} "
-                    f"{measured.p50_ms:7.2f} {measured.p99_ms:7.2f}   {roof.rps:8.0f} "
-                    f"{roof.p50_ms:7.2f} {roof.p99_ms:7.2f}  {share:6.0%}  "
-                    f"{len(answer):6}  {measured.failures + roof.failures}"
-                )
-                print(lines[-1], flush=True)
+                lines.append(roof.line(label, name, concurrency, measured, len(answer)))
+            if name == "MCP read_document":
+                lines += sdk_alone(label, first, answer, roof, logs)
+    return lines
+
+
+@dataclass(frozen=True)
+class Roof:
+    """The ceiling for one call: the bare endpoint's port, the request that matches the call,
+    and how long to measure."""
+
+    port: int
+    request: bytes
+    duration: float
+    warmup: float
+
+    def line(self, label: str, name: str, clients: int, measured: Figures, size: int) -> str:
+        """Figures beside the ceiling's, measured right after with as many clients."""
+        cycles = [Cycle([self.request]) for _ in range(clients)]
+        roof = asyncio.run(run_load(self.port, cycles, self.duration, self.warmup))
+        share = measured.rps / roof.rps if roof.rps else float("nan")
+        line = (
+            f"{label:10} {name:18} {clients:>3}  {measured.rps:8.0f} "
+            f"{measured.p50_ms:7.2f} {measured.p99_ms:7.2f}   {roof.rps:8.0f} "
+            f"{roof.p50_ms:7.2f} {roof.p99_ms:7.2f}  {share:6.0%}  "
+            f"{size:6}  {measured.failures + roof.failures}"
+        )
+        print(line, flush=True)
+        return line
+
+
+def sdk_alone(label: str, request: bytes, answer: bytes, roof: Roof, logs: Path) -> list[str]:
+    """The same `read_document` call to the MCP SDK alone (sdk_alone_app), beside the same
+    ceiling: how much of the ceiling the SDK leaves to any tool, before CoDNA does anything."""
+    answer_file = logs / f"answer-{label}.json"
+    answer_file.write_bytes(answer)
+    port = free_port()
+    command = [sys.executable, __file__, "--serve-ceiling", str(port), "--answer", str(answer_file)]
+    lines = []
+    with started(command, port, dict(os.environ), logs / f"sdk-alone-{label}.log"):
+        alone = request.replace(b"Host: 127.0.0.1:", f"Host: 127.0.0.1:{port}\r\nX-Was: ".encode())
+        status, body = asyncio.run(sample(port, alone))
+        assert status == 200 and len(body) == len(answer), (status, body[:300])
+        for concurrency in CONCURRENCY:
+            cycles = [Cycle([alone]) for _ in range(concurrency)]
+            measured = asyncio.run(run_load(port, cycles, roof.duration, roof.warmup))
+            lines.append(roof.line(label, "MCP SDK alone", concurrency, measured, len(body)))
     return lines
 
 
@@ -403,9 +476,10 @@ def main() -> None:
     parser.add_argument("--postgres", nargs="?", const=POSTGRES_ADMIN, metavar="ADMIN_URL")
     parser.add_argument("--only", default="", help="measure only the calls whose name has this")
     parser.add_argument("--serve-ceiling", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--answer", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.serve_ceiling:
-        serve_ceiling(options.serve_ceiling)
+        serve_ceiling(options.serve_ceiling, options.answer)
         return
     print(f"{os.cpu_count()} cores, shared by the server and the load generator.")
     print("Targets: JSON API read >= 50% of its ceiling; MCP read_document >= 30%.\n")
