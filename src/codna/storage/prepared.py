@@ -97,8 +97,8 @@ Reads = Connection | Lookup  # where a Prepared statement runs
 
 
 class Prepared:
-    """A SELECT built once, at import, and run often: `first` and `all` take the parameters
-    its `bindparam`s name."""
+    """A SELECT built once, at import, and run often: `first`, `all` and `tuples` take the
+    parameters its `bindparam`s name."""
 
     def __init__(self, statement: sa.Select[Any]) -> None:
         self.statement = statement
@@ -112,39 +112,34 @@ class Prepared:
             compiled = self._by_dialect[key] = _Compiled.of(self.statement, dialect)
         return compiled
 
-    def _cursor(self, conn: Reads, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
+    def _fetch(
+        self, conn: Reads, params: Mapping[str, Any], *, first: bool = False
+    ) -> tuple[_Compiled, list[Any]]:
+        """The statement as this database runs it, and its rows as the driver gives them
+        (only the first, if asked)."""
+        compiled = self._compiled(conn)
         cursor = _driver(conn).cursor()
-        cursor.execute(compiled.sql, compiled.parameters(params))
-        return cursor
+        try:
+            cursor.execute(compiled.sql, compiled.parameters(params))
+            rows = cursor.fetchmany(1) if first else cursor.fetchall()
+        finally:
+            cursor.close()
+        return compiled, rows
 
     def first(self, conn: Reads, params: Mapping[str, Any]) -> Row | None:
         """The first row, or None."""
-        compiled = self._compiled(conn)
-        cursor = self._cursor(conn, compiled, params)
-        try:
-            values = cursor.fetchone()
-        finally:
-            cursor.close()
-        return None if values is None else compiled.row(values)
+        compiled, rows = self._fetch(conn, params, first=True)
+        return compiled.row(rows[0]) if rows else None
 
     def all(self, conn: Reads, params: Mapping[str, Any]) -> list[Row]:
         """Every row."""
-        compiled = self._compiled(conn)
-        cursor = self._cursor(conn, compiled, params)
-        try:
-            return [compiled.row(values) for values in cursor.fetchall()]
-        finally:
-            cursor.close()
+        compiled, rows = self._fetch(conn, params)
+        return [compiled.row(values) for values in rows]
 
     def tuples(self, conn: Reads, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Every row as a tuple of the selected columns, in order: for statements that
         return many small rows, which a dict per row would slow down."""
-        compiled = self._compiled(conn)
-        cursor = self._cursor(conn, compiled, params)
-        try:
-            rows = cursor.fetchall()
-        finally:
-            cursor.close()
+        compiled, rows = self._fetch(conn, params)
         if not compiled.from_driver:
             return list(rows)  # both drivers fetch tuples
         return [tuple(compiled.row(values).values()) for values in rows]
