@@ -28,7 +28,8 @@ Address = Annotated[str, Query(description=ADDRESS_HELP)]
 # dependency and query parameters cost about 55 µs a call, a third of the whole read, so this
 # route takes the request itself: it checks the token with the same TokenBearer as every other
 # route, reads its two parameters below, and declares both (and the bearer scheme) for the API
-# description, where schemathesis holds it to them like any other route.
+# description, where schemathesis holds it to them like any other route. Being a plain
+# Starlette endpoint, it is served ahead of FastAPI altogether (app.py).
 _READER = TokenBearer(writes=False)
 _VERSION = re.compile(r"\s*\+?\d{1,18}\s*")
 _READ_PAGE_DESCRIPTION: dict[str, Any] = {
