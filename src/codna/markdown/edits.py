@@ -35,13 +35,8 @@ from typing import ClassVar, Literal
 from codna.errors import InvalidEdit, InvalidRequest, TooLarge
 from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
 from codna.markdown.pieces import PieceTable
-from codna.markdown.sections import (
-    SectionAmbiguous,
-    SectionFinder,
-    SectionNotFound,
-    parse_name,
-    trim,
-)
+from codna.markdown.section_finder import SectionFinder
+from codna.markdown.sections import SectionAmbiguous, SectionNotFound, parse_name, trim
 
 # A section: where its heading starts, where its content starts and where it ends.
 _Bounds = tuple[int, int, int]

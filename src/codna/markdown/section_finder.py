@@ -1,0 +1,442 @@
+"""Finding one section by name without the full scan, and keeping up as edits change the page.
+
+The full scan (sections.py) takes a Python step for every heading, and a section edit names
+only one. `SectionFinder` finds that heading, its ancestors and where its section ends with a
+few passes of regular expressions, and an edit call keeps one finder for all its section
+edits, rescanning only the lines each change touched. Naming one heading by its text (the
+common case of a section edit) scans only for the ATX lines that could carry that text, so a
+page with thousands of headings costs little more than one with a few. `find_section` is the
+one-off lookup. What the finder cannot decide is left to the full scan, so it never answers
+differently from it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterable
+
+from codna.markdown.sections import (
+    _ALL_LINES,
+    _ATX_LINE,
+    _MARKUP_CHARS,
+    _TRIM,
+    _TRIM_IN_LINE,
+    Heading,
+    Segment,
+    _atx_raw,
+    _find_fully,
+    _paragraph_start,
+    _segment,
+    _text_is,
+    parse_name,
+    plain_text,
+    trim,
+)
+
+# --- naming one heading without the full scan ------------------------------------------------
+#
+# The full scan takes a Python step for every heading, which on a page of a megabyte and
+# thousands of headings is tens of milliseconds. A section edit names one heading, and the
+# fast path below finds it, its ancestors and where its section ends with two passes of
+# regular expressions over the page, and Python work only for the lines that could matter:
+#
+# - one pass over the lines that start with a space, a fence character or an underline
+#   character: every fenced block (matched whole, opening fence to closing fence, so the lines
+#   inside are passed over), every indented ATX line and every underline (the last two rare);
+# - one pass over the ATX lines without indent, keeping those that could carry one of the
+#   texts asked for (the text itself, or inline markup); ancestors and ends are searched for
+#   near the heading;
+# - a setext heading: an underline is decided by replaying the full scan over the few lines
+#   above it, from the last blank or ATX line or fence before it (nothing earlier changes
+#   what the scan makes of them).
+#
+# What the passes found is kept, and kept up to date as edits change the page: a change
+# rescans only the lines it touched (one that touches a fence line, the page), so the section
+# edits of one call share the two passes.
+#
+# A name it cannot decide (an empty text) is left to the full scan, as is every name that
+# does not pick out exactly one heading (the refusal needs the whole outline for its hints),
+# so it never answers differently from the full scan; tests compare the two on generated
+# pages, and after generated edits.
+
+# The lines the first pass keeps, each found by the newline before it. The lookahead keeps the
+# engine from trying the alternatives on the lines that cannot be any of them, ATX lines
+# without indent included.
+_STRUCTURE = re.compile(
+    r"\n(?=[ `~=-]) {0,3}+(?:"
+    r"(?P<ticks>```(?P<more_ticks>`*+)[^`\n]*+(?=\n|\Z)"
+    r"(?P<ticks_closed>(?:\n[^\n]*+)*?\n {0,3}```(?P=more_ticks)`*+[ \t]*+(?=\n|\Z))?)"
+    r"|(?P<tildes>~~~(?P<more_tildes>~*+)[^\n]*+"
+    r"(?P<tildes_closed>(?:\n[^\n]*+)*?\n {0,3}~~~(?P=more_tildes)~*+[ \t]*+(?=\n|\Z))?)"
+    r"|(?P<underline>=++|-++)[ \t]*+(?=\n|\Z)"
+    r"|(?P<hashes>#{1,6}+)(?P<rest>[ \t][^\n]*+)?(?=\n|\Z)"
+    r")"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _naming_atx(texts: tuple[str, ...]) -> re.Pattern[str]:
+    """The ATX lines without indent that could have one of `texts`: with it, or with markup."""
+    markup = r"[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + "]"
+    if texts:
+        named = "|".join(re.escape(text) for text in texts)
+        literal = r"[" + _TRIM_IN_LINE + r"]*+(?:" + named + r")(?=[" + _TRIM + r"#]|\Z)"
+        markup = f"(?:{literal}|{markup})"
+    return re.compile(r"\n#(?P<more>#{0,5}+)(?P<rest>[ \t]" + markup + r"[^\n]*+)")
+
+
+@functools.lru_cache(maxsize=8)
+def _atx_up_to(level: int) -> re.Pattern[str]:
+    """The ATX lines without indent of `level` or a higher one."""
+    return re.compile(r"\n#(?P<more>#{0," + str(level - 1) + r"})(?P<rest>[ \t][^\n]*+)?(?=\n|\Z)")
+
+
+class _Unsure(Exception):
+    """The fast path cannot decide this name: the full scan will."""
+
+
+# (start, level, raw text, content start) of a heading the fast path found, or of an ATX line.
+_Found = tuple[int, int, str, int]
+# (start, end in the text, "=" or "-") of an underline.
+_Underline = tuple[int, int, str]
+
+
+def _start(line: _Found | _Underline) -> int:
+    return line[0]
+
+
+def _has_fence(text: str, start: int, end: int) -> bool:
+    """Whether a line of `text[start:end]` could open or close a fenced block."""
+    return text.find("```", start, end) >= 0 or text.find("~~~", start, end) >= 0
+
+
+def _moved(lines: list[_Found], first: int, last: int, shift: int, new: list[_Found]) -> None:
+    """`lines` with those starting from `first` to before `last` replaced by `new`, and those
+    after moved by `shift`."""
+    low = bisect.bisect_left(lines, first, key=_start)
+    high = bisect.bisect_left(lines, last, key=_start)
+    lines[low:] = new + [
+        (start + shift, level, raw, content_start + shift)
+        for start, level, raw, content_start in lines[high:]
+    ]
+
+
+def _texts_of(name: str) -> list[str]:
+    """The heading texts looking up `name` may ask for (see SectionFinder.find)."""
+    return [parse_name(name)[-1][1], _segment(name)[1], trim(name)]
+
+
+class SectionFinder:
+    """Finds the sections of one page, and keeps up with the page as edits change it.
+
+    `text` is the page's body with a newline in front (so that every line starts after one,
+    and the line that starts at offset k of the body is found by the newline at offset k of
+    `text`). Finding a name whose texts are among `names`' costs no pass over the page; any
+    other name costs one.
+    """
+
+    __slots__ = (
+        "_candidates",
+        "_naming",
+        "_texts",
+        "fence_ends",
+        "fence_starts",
+        "indented",
+        "size",
+        "text",
+        "underlines",
+    )
+
+    def __init__(self, text: str, names: Iterable[str] = ()) -> None:
+        texts = {text for name in names for text in _texts_of(name) if text}
+        self._texts = frozenset(texts)
+        self._naming = _naming_atx(tuple(sorted(texts)))
+        self._scan(text)
+
+    def _scan(self, text: str) -> None:
+        self.text = text
+        self.size = len(text) - 1  # the body's length
+        self.fence_starts: list[int] = []
+        self.fence_ends: list[int] = []  # len(text) for a fence never closed
+        self.indented: list[_Found] = []
+        self.underlines: list[_Underline] = []
+        self._scan_lines(text, 0, len(text), self.indented, self.underlines)
+        self._candidates = _scan_atx(self._naming, text, 0, len(text))
+
+    def _scan_lines(
+        self, text: str, low: int, high: int, indented: list[_Found], underlines: list[_Underline]
+    ) -> None:
+        """The first pass, over the whole lines of `text[low:high]`."""
+        size = len(text) - 1
+        for match in _STRUCTURE.finditer(text, low, high):
+            start = match.start()
+            underline = match["underline"]
+            if underline is not None:
+                underlines.append((start, match.end(), underline[0]))
+                continue
+            hashes = match["hashes"]
+            if hashes is not None:
+                raw = _atx_raw(match["rest"])
+                indented.append((start, len(hashes), raw, min(match.end(), size)))
+                continue
+            self.fence_starts.append(start)
+            if match["ticks_closed"] is None and match["tildes_closed"] is None:
+                self.fence_ends.append(len(text))  # never closed: the rest of the page is code
+                break
+            self.fence_ends.append(match.end())
+
+    def update(self, text: str, start: int, stop: int, length: int) -> None:
+        """Catches up with a change: `text` is the page after the body's `start:stop` became
+        `length` characters."""
+        shift = length - (stop - start)
+        # The lines that changed, in the text (where offset k of the body is at k + 1): from
+        # the newline before the change to the first newline after what was put in.
+        first = text.rfind("\n", 0, start + 1)
+        last = text.find("\n", start + 1 + length)
+        if last < 0:
+            last = len(text)
+        old_last = last - shift
+        if _has_fence(self.text, first, old_last) or _has_fence(text, first, last):
+            self._scan(text)  # a fence may open or close, and with it any line below
+            return
+        # No fence line changed, so every fence pairs as before: those below move.
+        for offsets in (self.fence_starts, self.fence_ends):
+            at = bisect.bisect_left(offsets, old_last)
+            offsets[at:] = [offset + shift for offset in offsets[at:]]
+        indented: list[_Found] = []
+        underlines: list[_Underline] = []
+        self._scan_lines(text, first, last, indented, underlines)
+        _moved(self.indented, first, old_last, shift, indented)
+        _moved(self._candidates, first, old_last, shift, _scan_atx(self._naming, text, first, last))
+        low = bisect.bisect_left(self.underlines, first, key=_start)
+        high = bisect.bisect_left(self.underlines, old_last, key=_start)
+        self.underlines[low:] = underlines + [
+            (line_start + shift, end + shift, char)
+            for line_start, end, char in self.underlines[high:]
+        ]
+        self.text, self.size = text, len(text) - 1
+
+    # fenced code
+
+    def in_fence(self, offset: int) -> bool:
+        """Whether the line starting at `offset` is inside fenced code (its fences included)."""
+        at = bisect.bisect_right(self.fence_starts, offset) - 1
+        return at >= 0 and offset < self.fence_ends[at]
+
+    # setext headings
+
+    def setext(self, start: int, end: int) -> tuple[int, str] | None:
+        """The setext heading the underline at `start` (not in fenced code) closes, if any.
+
+        Its start and raw text. `end` is where the underline's line ends in `text`.
+        """
+        text = self.text  # offset k of the body is at k + 1 here
+        at = bisect.bisect_right(self.fence_starts, start) - 1
+        low = self.fence_ends[at] if at >= 0 else 0
+        first = start
+        while first > low:
+            line_end = first - 1
+            newline = text.rfind("\n", low + 1, line_end + 1) - 1
+            line_start = newline + 1 if newline >= low else low
+            line = text[line_start + 1 : line_end + 1]
+            if not line.strip(" \t") or _ATX_LINE.match(line) is not None:
+                break
+            first = line_start
+        # Between `first` and the underline there are only paragraph lines, underlines and
+        # thematic breaks: the full scan, replayed from `first`, decides as it would.
+        low = first
+        for match in _ALL_LINES.finditer(text, first, end):
+            line_start = match.start()
+            underline = match["underline"]
+            paragraph = None
+            if underline is not None:
+                paragraph = _paragraph_start(text, low, line_start, origin=1)
+            if line_start == start:
+                if paragraph is None:
+                    return None
+                return paragraph, trim(text[paragraph + 1 : start])
+            if paragraph is not None or underline is None or underline[:3] == "---":
+                low = match.end()
+        raise _Unsure  # pragma: no cover - the underline is always among the lines
+
+    # headings
+
+    def named(self, level: int | None, text: str) -> list[_Found]:
+        """Every heading with this text (and level, if given), in order."""
+        found: list[_Found] = []
+        if text in self._texts:
+            atx = self._candidates
+        else:
+            atx = _scan_atx(_naming_atx((text,)), self.text, 0, len(self.text))
+        for line in (*atx, *self.indented):
+            same_level = level is None or line[1] == level
+            if same_level and _text_is(line[2], text) and not self.in_fence(line[0]):
+                found.append(line)
+        size = self.size
+        for start, end, char in self.underlines:
+            underline_level = 1 if char == "=" else 2
+            if (level is None or underline_level == level) and not self.in_fence(start):
+                setext = self.setext(start, end)
+                if setext is not None and _text_is(setext[1], text):
+                    found.append((setext[0], underline_level, setext[1], min(end, size)))
+        found.sort()
+        return found
+
+    def parent(self, start: int, level: int) -> _Found | None:
+        """The nearest heading before the one at `start` with a level below `level`."""
+        if level == 1:
+            return None
+        text = self.text
+        atx = _atx_up_to(level - 1)
+        indented, underlines = self.indented, self.underlines
+        high, width = start, 4096
+        while high > 0:
+            low = max(0, high - width)
+            nearest, best = -1, None  # the line it is found by, and the heading
+            for match in atx.finditer(text, low, start):
+                if match.start() >= high:
+                    break
+                if not self.in_fence(match.start()):
+                    nearest = match.start()
+                    best = (nearest, len(match["more"]) + 1, _atx_raw(match["rest"]), 0)
+            for at in range(bisect.bisect_left(indented, high, key=_start) - 1, -1, -1):
+                line = indented[at]
+                if line[0] < low or line[0] <= nearest:
+                    break
+                if line[1] < level and not self.in_fence(line[0]):
+                    nearest, best = line[0], line
+                    break
+            for at in range(bisect.bisect_left(underlines, high, key=_start) - 1, -1, -1):
+                underline, end, char = underlines[at]
+                if underline < low or underline <= nearest:
+                    break
+                underline_level = 1 if char == "=" else 2
+                if underline_level < level and not self.in_fence(underline):
+                    setext = self.setext(underline, end)
+                    if setext is not None:
+                        nearest, best = underline, (setext[0], underline_level, setext[1], 0)
+                        break
+            if best is not None:
+                return best
+            high, width = low, width * 2
+        return None
+
+    def end(self, level: int, content_start: int) -> int:
+        """Where a section of `level` whose content starts at `content_start` ends."""
+        found = self.size
+        for match in _atx_up_to(level).finditer(self.text, content_start):
+            if not self.in_fence(match.start()):
+                found = match.start()
+                break
+        indented = self.indented
+        for line in indented[bisect.bisect_left(indented, content_start, key=_start) :]:
+            if line[0] >= found:
+                break
+            if line[1] <= level and not self.in_fence(line[0]):
+                found = line[0]
+                break
+        underlines = self.underlines
+        for underline, end, char in underlines[
+            bisect.bisect_left(underlines, content_start, key=_start) :
+        ]:
+            if underline >= found:
+                break
+            if (1 if char == "=" else 2) <= level and not self.in_fence(underline):
+                setext = self.setext(underline, end)
+                if setext is not None:
+                    found = setext[0]
+                    break
+        return found
+
+    def matches(self, segments: list[Segment]) -> list[_Found]:
+        """As _matches does on the full outline."""
+        *ancestors, (level, text) = segments
+        if not text:
+            raise _Unsure
+        found: list[_Found] = []
+        for heading in self.named(level, text):
+            start, heading_level = heading[0], heading[1]
+            for ancestor_level, ancestor_text in reversed(ancestors):
+                parent = self.parent(start, heading_level)
+                if parent is None:
+                    break
+                if ancestor_level is not None and parent[1] != ancestor_level:
+                    break
+                if not _text_is(parent[2], ancestor_text):
+                    break
+                start, heading_level = parent[0], parent[1]
+            else:
+                found.append(heading)
+        return found
+
+    # the answers
+
+    def find(self, name: str) -> tuple[_Found, int] | None:
+        """The one heading `name` names and where its section ends, or None if unsure.
+
+        None also when no heading or several have the name (the full scan then says which).
+        """
+        try:
+            segments = parse_name(name)
+            found = self.matches(segments)
+            # As _lookup: the whole name as one heading's text, after a level or not.
+            wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
+            for whole in wholes:
+                if found:
+                    break
+                if whole != segments:
+                    found = self.matches(whole)
+            if len(found) != 1:
+                return None
+            heading = found[0]
+            return heading, self.end(heading[1], heading[3])
+        except _Unsure:
+            return None
+
+    def bounds(self, name: str) -> tuple[int, int, int]:
+        """Where the section `name` names is: its start, its content's start and its end.
+
+        Raises as find_section does.
+        """
+        quick = self.find(name)
+        if quick is not None:
+            (start, _, _, content_start), end = quick
+            return start, content_start, end
+        heading = _find_fully(self.text[1:], name)
+        return heading.start, heading.content_start, heading.end
+
+
+def _scan_atx(pattern: re.Pattern[str], text: str, low: int, high: int) -> list[_Found]:
+    """The ATX lines of `text[low:high]` (whole lines) that `pattern` finds."""
+    size = len(text) - 1
+    return [
+        (match.start(), len(match["more"]) + 1, _atx_raw(match["rest"]), min(match.end(), size))
+        for match in pattern.finditer(text, low, high)
+    ]
+
+
+def _find_quickly(body: str, name: str) -> tuple[_Found, int] | None:
+    """The one heading `name` names and where its section ends, or None if unsure."""
+    return SectionFinder("\n" + body, [name]).find(name)
+
+
+def find_section(body: str, name: str) -> Heading:
+    """The one heading `name` names, with its section.
+
+    A name is the heading's plain text, optionally with its level (`"### Limits"`) and the
+    headings above it (`"Decision > Limits"`: a Limits whose parent is Decision;
+    `"A > B > C"`: a C under B under A). If nothing matches that reading, the whole name is
+    tried as one heading's text, after a level or not (for a heading whose text holds `>`).
+    Matching is exact.
+
+    Raises SectionNotFound (with close names as suggestions) or SectionAmbiguous (with the
+    count, and names that pick out some of them).
+    """
+    quick = _find_quickly(body, name)
+    if quick is not None:
+        (start, level, raw, content_start), end = quick
+        line = body.count("\n", 0, start)
+        return Heading(level, plain_text(raw), start, content_start, end, line)
+    return _find_fully(body, name)
