@@ -347,6 +347,18 @@ def test_a_browser_origin_that_is_not_allowed_gets_403(server: Server, path: str
         assert fine.status_code == 200
 
 
+def test_the_page_read_served_ahead_of_the_api_passes_the_same_guards(
+    server: Server, pages: dict[str, str]
+) -> None:
+    page = {"address": pages["wiki"]}
+    with server.api("reader") as client:
+        assert client.get("/api/v1/page", params=page).status_code == 200
+        wrong_host = client.get("/api/v1/page", params=page, headers={"Host": "evil.example"})
+        error_body(wrong_host, 421, "bad_host")
+        origin = {"Origin": "http://evil.example"}
+        error_body(client.get("/api/v1/page", params=page, headers=origin), 403, "bad_origin")
+
+
 @pytest.mark.parametrize("path", ["/api/v1/page/edit", "/mcp"])
 def test_a_body_over_the_cap_gets_413_by_its_content_length(
     tight_server: Server, path: str

@@ -61,7 +61,8 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """A read-only transaction: one snapshot of the database throughout.
+        """A read-only transaction: on SQLite one snapshot of the database throughout; on
+        PostgreSQL (READ COMMITTED) each statement sees what was committed when it began.
 
         What `after_commit` registered runs once the transaction has ended without an error.
         """
