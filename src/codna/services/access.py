@@ -40,8 +40,8 @@ class Rights:
 
     member: Member
     grants: tuple[tuple[str, str, Level], ...]  # (space, path, level)
-    # Set when only the grants bearing on one page were read (`rights_on`): nothing else
-    # may be asked.
+    # Set when only the grants bearing on one page were read (`grants_on`, `rights_from`):
+    # nothing else may be asked.
     page: tuple[str, str] | None = None
     # Levels already worked out, by page: a read asks for one page's level several times.
     _known: dict[tuple[str, str, int | None], Level | None] = field(
@@ -171,21 +171,16 @@ def rights(conn: Reads, member: Member) -> Rights:
     return Rights(member, tuple(_GRANTS_OF.tuples(conn, {"member_id": member.id})))
 
 
-def rights_on(conn: Reads, member: Member, space: str, path: str) -> Rights:
-    """A member's rights on the one page at space:path, reading only the grants that bear on
-    it (a member may hold many); asking them about any other page raises ValueError."""
-    statement, params = grants_on(member, space, path)
-    return rights_from(member, statement.all(conn, params), space, path)
-
-
 def grants_on(member: Member, space: str, path: str) -> tuple[Prepared, dict[str, Any]]:
-    """The statement `rights_on` runs, and its parameters: for a caller that sends it along
-    with statements of its own (`together`)."""
+    """The statement that reads only the grants bearing on the one page at space:path (a
+    member may hold many), and its parameters: run it (alone, or `together` with a caller's
+    own statements) and give its rows to `rights_from`."""
     return _GRANTS_ON, {"member_id": member.id, "space": space, "path": path}
 
 
 def rights_from(member: Member, rows: Sequence[Row], space: str, path: str) -> Rights:
-    """The rights on space:path from the rows of `grants_on`."""
+    """The rights on space:path from the rows of `grants_on`; asking them about any other
+    page raises ValueError."""
     held = () if member.is_admin else tuple((r["space"], r["path"], r["level"]) for r in rows)
     return Rights(member, held, page=(space, path))
 
