@@ -98,29 +98,15 @@ class BodyCap:
 
 
 class PathDispatch:
-    """Send `/mcp` to the MCP app, the reads in `reads` (exact paths, GET and HEAD) to the
-    app that serves them, and everything else (the lifespan too) to the main app."""
+    """Send `/mcp` to the MCP app and everything else (the lifespan too) to the main app."""
 
-    def __init__(
-        self,
-        main: ASGIApp,
-        *,
-        mcp: ASGIApp,
-        prefix: str = "/mcp",
-        reads: ASGIApp | None = None,
-        read_paths: frozenset[str] = frozenset(),
-    ) -> None:
+    def __init__(self, main: ASGIApp, *, mcp: ASGIApp, prefix: str = "/mcp") -> None:
         self.main, self.mcp, self.prefix = main, mcp, prefix
-        self.reads, self.read_paths = reads, read_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             path = scope["path"]
             if path == self.prefix or path.startswith(self.prefix + "/"):
                 await self.mcp(scope, receive, send)
-                return
-            reading = scope["method"] in ("GET", "HEAD") and path in self.read_paths
-            if reading and self.reads is not None:
-                await self.reads(scope, receive, send)
                 return
         await self.main(scope, receive, send)

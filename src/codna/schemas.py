@@ -5,9 +5,24 @@ Only the shape is checked here; limits and meaning are the services' (one place 
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+_WHOLE_NUMBER = re.compile(r"\s*\+?[0-9]+\s*")
+
+
+def _whole_number(value: object) -> object:
+    """A number in a query string is digits only (Python's int() would take '1_0' as 10)."""
+    if isinstance(value, str) and not _WHOLE_NUMBER.fullmatch(value):
+        raise ValueError("a whole number, such as 3")
+    return value
+
+
+# A version or an id as a caller sends it. One beyond what the database holds names nothing:
+# the services answer not_found for it, as for any other that does not exist.
+Version = Annotated[int, BeforeValidator(_whole_number)]
 
 
 class _Strict(BaseModel):

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, status
-from fastapi.responses import Response
+from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from codna.api.auth import Reader, TokenBearer, Writer
-from codna.api.responses import answer
-from codna.errors import InvalidRequest
-from codna.schemas import EditIn, edits_to_wire
+from codna.api.auth import Reader, Writer
+from codna.schemas import EditIn, Version, edits_to_wire
 from codna.services import pages, reverts, search, transfer
 from codna.services.pages import EditResult, Page, PageSummary
 from codna.services.revisions import Revision
@@ -22,60 +18,6 @@ from codna.services.transfer import ExportedFile
 router = APIRouter(tags=["pages"])
 ADDRESS_HELP = "A page's address, such as wiki:decisions/0024."
 Address = Annotated[str, Query(description=ADDRESS_HELP)]
-
-# -- the hot read ---------------------------------------------------------------------------
-# Reading a page is what agents and scripts do most. FastAPI's resolution of a route's
-# dependency and query parameters cost about 55 µs a call, a third of the whole read, so this
-# route takes the request itself: it checks the token with the same TokenBearer as every other
-# route, reads its two parameters below, and declares both (and the bearer scheme) for the API
-# description, where schemathesis holds it to them like any other route. Being a plain
-# Starlette endpoint, it is served ahead of FastAPI altogether (app.py).
-_READER = TokenBearer(writes=False)
-_VERSION = re.compile(r"\s*\+?\d{1,18}\s*")
-_READ_PAGE_DESCRIPTION: dict[str, Any] = {
-    "parameters": [
-        {
-            "name": "address",
-            "in": "query",
-            "required": True,
-            "description": ADDRESS_HELP,
-            "schema": {"type": "string", "title": "Address"},
-        },
-        {
-            "name": "version",
-            "in": "query",
-            "required": False,
-            "description": "An older version; default the latest.",
-            "schema": {"anyOf": [{"type": "integer"}, {"type": "null"}], "title": "Version"},
-        },
-    ],
-    "security": [{"HTTPBearer": []}],
-}
-
-
-@router.get(
-    "/page",
-    response_model=Page,
-    summary="Read a page, at its latest version or another",
-    openapi_extra=_READ_PAGE_DESCRIPTION,
-)
-async def read_page(request: Request) -> Response:
-    # On the event loop, like the token check: reading one page is two indexed queries.
-    member = _READER.member(request)
-    query = request.query_params
-    address = query.get("address")
-    if address is None:
-        raise InvalidRequest("address: Field required.", field="address")
-    version = query.get("version")
-    if version is not None and not _VERSION.fullmatch(version):
-        raise InvalidRequest("version: a whole number, such as 3.", field="version")
-    page = pages.read_page(
-        member, address=address, version=int(version) if version is not None else None
-    )
-    return answer(page, Page)
-
-
-# -- the rest -------------------------------------------------------------------------------
 
 
 class _Body(BaseModel):
@@ -126,6 +68,17 @@ class ImportFiles(_Body):
     documents: list[ImportFile]
 
 
+@router.get("/page", summary="Read a page, at its latest version or another")
+def read_page(
+    member: Reader,
+    address: Address,
+    version: Annotated[
+        Version | None, Query(description="An older version; default the latest.")
+    ] = None,
+) -> Page:
+    return pages.read_page(member, address=address, version=version)
+
+
 @router.get("/pages", summary="List pages one can read")
 def list_pages(
     member: Reader, address: str | None = None, trash: bool = False, limit: int = 500
@@ -138,12 +91,10 @@ def create_page(member: Writer, body: CreatePage) -> Page:
     return pages.create_page(member, **body.model_dump())
 
 
-@router.post(
-    "/page/edit", response_model=EditResult, summary="Apply edits that name their text, all or none"
-)
-def edit_page(member: Writer, body: EditPage) -> Response:
+@router.post("/page/edit", summary="Apply edits that name their text, all or none")
+def edit_page(member: Writer, body: EditPage) -> EditResult:
     fields = body.model_dump(exclude={"edits"})
-    return answer(pages.edit_page(member, edits=edits_to_wire(body.edits), **fields), EditResult)
+    return pages.edit_page(member, edits=edits_to_wire(body.edits), **fields)
 
 
 @router.get("/page/history", summary="A page's revisions, newest first")

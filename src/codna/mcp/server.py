@@ -8,10 +8,9 @@ the tools it may use, and a hidden tool is refused exactly like one that does no
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
-import pydantic_core
+import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import MCPServer
@@ -19,7 +18,7 @@ from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from mcp.types import Tool as MCPTool
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated
 from codna.services import tokens
@@ -55,14 +54,12 @@ says which edit and why. Errors start with a stable code such as not_found or in
 
 
 class TokenVerifier:
-    """Bearer tokens for the HTTP transport, looked up in the database on every request.
-
-    The lookup runs on the event loop: it is one indexed query, and the hop to a worker
-    thread and back cost several times more (and, under load, queued behind the GIL)."""
+    """Bearer tokens for the HTTP transport, looked up in the database on every request, in
+    the thread pool (never a database call on the event loop)."""
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            caller = tokens.authenticate_token(token)
+            caller = await anyio.to_thread.run_sync(tokens.authenticate_token, token)
         except Unauthenticated:
             return None
         # The claims carry the Caller itself: the tools run in this process, on this request.
@@ -83,23 +80,6 @@ def current_caller(local: Callable[[], Caller] | None) -> Caller:
     if local is not None:
         return local()
     raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
-
-
-def structured(value: Any, kind: Any) -> CallToolResult:
-    """A tool's answer, `value` of the type `kind`, as structured content and the same JSON
-    as text: serialised once, where the SDK, given `value` itself, would serialise it twice
-    and validate it in between. Declare the tool's return as `Annotated[CallToolResult,
-    kind]`, which gives it the same output schema and has the SDK check the content
-    against it."""
-    adapter = _adapter(kind)
-    content = adapter.dump_python(value, mode="json", by_alias=True)
-    text = pydantic_core.to_json(content).decode()
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=content)
-
-
-@cache
-def _adapter(kind: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(kind)
 
 
 def refusal(error: CodnaError) -> CallToolResult:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from codna.mcp.server import CodnaMCP, structured
+from codna.mcp.server import CodnaMCP
 from codna.schemas import EditIn, TagChanges, edits_to_wire
 from codna.services import pages, reverts, search
 from codna.services.members import Member
@@ -48,18 +48,16 @@ def register(server: CodnaMCP) -> None:
         """List the pages one can read in a space or folder, by address."""
         return pages.list_pages(me(), address=address, limit=limit)
 
-    # On the event loop (an async tool): reading one page is two indexed queries, cheaper
-    # than the hop to a worker thread the SDK makes for a plain function.
     @server.tool(annotations=READ)
-    async def read_document(
+    def read_document(
         address: AddressArg,
         version: Annotated[
             int | None, Field(description="An older version; default the latest.")
         ] = None,
-    ) -> Annotated[CallToolResult, Page]:
+    ) -> Page:
         """Read a page: title, tags, Markdown body and version. Read before you edit, and pass
         its version as base_version to edit_document."""
-        return structured(pages.read_page(me(), address=address, version=version), Page)
+        return pages.read_page(me(), address=address, version=version)
 
     @server.tool(annotations=READ)
     def document_history(address: AddressArg) -> list[Revision]:

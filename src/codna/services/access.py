@@ -6,11 +6,11 @@ only, whatever it is shared with, and may write only the pages it created in `ou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest, NotFound, ReadOnly
 from codna.services import members as members_service
@@ -18,7 +18,6 @@ from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
-from codna.storage.prepared import Prepared, Reads, Row
 from codna.storage.schema import grants, members, pages
 
 Level = Literal["read", "write"]
@@ -34,50 +33,68 @@ class Grant:
     level: Level
 
 
+# Imported sources: read, imported and deleted, never edited nor suggested on (SPEC 1).
+NEVER_EDITED = "raw"
+
+
+@dataclass(frozen=True)
+class Held:
+    """A grant as its member holds it: `level` on a space (path ''), a folder (a path ending
+    in '/') or one page. Whether it covers a page is decided here, for the check in Python
+    and the filter in SQL alike."""
+
+    space: str
+    path: str
+    level: Level
+
+    def covers(self, space: str, path: str) -> bool:
+        """Whether this grant bears on the page at space:path."""
+        if space != self.space:
+            return False
+        if self.path.endswith("/"):
+            return path.startswith(self.path)
+        return self.path in ("", path)
+
+    def clause(self) -> sa.ColumnElement[bool]:
+        """The pages this grant bears on, as a WHERE clause over `pages`: `covers` in SQL."""
+        in_space = pages.c.space == self.space
+        if self.path == "":
+            return in_space
+        if self.path.endswith("/"):
+            return sa.and_(in_space, pages.c.path.startswith(self.path, autoescape=True))
+        return sa.and_(in_space, pages.c.path == self.path)
+
+
 @dataclass(frozen=True)
 class Rights:
     """What one member holds: their grants, read once per transaction."""
 
     member: Member
-    grants: tuple[tuple[str, str, Level], ...]  # (space, path, level)
-    # Set when only the grants bearing on one page were read (`grants_on`, `rights_from`):
-    # nothing else may be asked.
-    page: tuple[str, str] | None = None
-    # Levels already worked out, by page: a read asks for one page's level several times.
-    _known: dict[tuple[str, str, int | None], Level | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    grants: tuple[Held, ...]
 
     def level(self, space: str, path: str, created_by: int | None = None) -> Level | None:
         """The best level this member has on the page at space:path (None: cannot read it)."""
-        if self.page is not None and (space, path) != self.page:
-            raise ValueError(f"These rights were read for {self.page} only, not {space}:{path}.")
-        key = (space, path, created_by)
-        if key not in self._known:
-            self._known[key] = self._level(space, path, created_by)
-        return self._known[key]
-
-    def _level(self, space: str, path: str, created_by: int | None) -> Level | None:
         if self.member.is_admin:
             return "write"
-        best: Level | None = None
-        for g_space, g_path, g_level in self.grants:
-            if g_space != space:
-                continue
-            if g_path == "" or g_path == path or (g_path.endswith("/") and path.startswith(g_path)):
-                best = "write" if g_level == "write" or best == "write" else "read"
+        levels = {held.level for held in self.grants if held.covers(space, path)}
         if self.member.is_agent:
             if space == "output" and created_by == self.member.id:
                 return "write"
-            return "read" if best else None
-        return best
+            return "read" if levels else None  # an agent is given read only
+        if "write" in levels:
+            return "write"
+        return "read" if levels else None
 
     def can_read(self, space: str, path: str, created_by: int | None = None) -> bool:
         return self.level(space, path, created_by) is not None
 
     def can_edit(self, space: str, path: str, created_by: int | None = None) -> bool:
         """Edit, revert and restore a version: write, and never in `raw`."""
-        return space != "raw" and self.level(space, path, created_by) == "write"
+        return space != NEVER_EDITED and self.level(space, path, created_by) == "write"
+
+    def can_suggest(self, space: str, path: str, created_by: int | None = None) -> bool:
+        """Suggest a change or a link: whoever can read the page, never in `raw` (ADR 0024)."""
+        return space != NEVER_EDITED and self.can_read(space, path, created_by)
 
     def can_manage(self, space: str, path: str, created_by: int | None = None) -> bool:
         """Trash, restore and delete for good: write, `raw` included."""
@@ -85,14 +102,14 @@ class Rights:
 
     def can_create(self, space: str, path: str) -> bool:
         """Create a page at space:path. `raw` takes imports only; agents create in `output`."""
-        if space == "raw":
+        if space == NEVER_EDITED:
             return False
         if self.member.is_agent:
             return space == "output"
         return self.level(space, path) == "write"
 
     def can_import(self, path: str) -> bool:
-        return not self.member.is_agent and self.level("raw", path) == "write"
+        return not self.member.is_agent and self.level(NEVER_EDITED, path) == "write"
 
     def can_decide(self, space: str, path: str, created_by: int | None = None) -> bool:
         """Accept or reject what is suggested on a page: whoever can edit it; never an agent."""
@@ -100,10 +117,9 @@ class Rights:
 
     def readable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
-        self._all_grants_read()
         if self.member.is_admin:
             return sa.true()
-        clauses = self._granted({"read", "write"})
+        clauses = [held.clause() for held in self.grants]
         if self.member.is_agent:
             clauses.append(sa.and_(pages.c.space == "output", pages.c.created_by == self.member.id))
         return sa.or_(sa.false(), *clauses)
@@ -111,78 +127,26 @@ class Rights:
     def decidable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps the pages whose suggestions this member
         decides: those it can edit, outside `raw`; none for an agent."""
-        self._all_grants_read()
         if self.member.is_agent:
             return sa.false()
-        outside_raw = pages.c.space != "raw"
+        editable = pages.c.space != NEVER_EDITED
         if self.member.is_admin:
-            return outside_raw
-        return sa.and_(outside_raw, sa.or_(sa.false(), *self._granted({"write"})))
-
-    def _all_grants_read(self) -> None:
-        if self.page is not None:
-            raise ValueError(f"These rights were read for {self.page} only, not for every page.")
-
-    def _granted(self, levels: set[str]) -> list[sa.ColumnElement[bool]]:
-        clauses: list[sa.ColumnElement[bool]] = []
-        for g_space, g_path, g_level in self.grants:
-            if g_level not in levels:
-                continue
-            if g_path == "":
-                clauses.append(pages.c.space == g_space)
-            elif g_path.endswith("/"):
-                clauses.append(
-                    sa.and_(
-                        pages.c.space == g_space,
-                        pages.c.path.startswith(g_path, autoescape=True),
-                    )
-                )
-            else:
-                clauses.append(sa.and_(pages.c.space == g_space, pages.c.path == g_path))
-        return clauses
+            return editable
+        written = [held.clause() for held in self.grants if held.level == "write"]
+        return sa.and_(editable, sa.or_(sa.false(), *written))
 
 
-# Built once: every call that checks access runs it.
-_GRANTS_OF = Prepared(
-    sa.select(grants.c.space, grants.c.path, grants.c.level).where(
-        grants.c.member_id == sa.bindparam("member_id")
-    )
+_GRANTS_OF = sa.select(grants.c.space, grants.c.path, grants.c.level).where(
+    grants.c.member_id == sa.bindparam("member_id")
 )
 
 
-# The grants that can bear on one page: its space whole, or a path that begins its path (a
-# folder) or is its path. The SQL only narrows; Rights.level decides, as for all grants.
-_GRANTS_ON = Prepared(
-    _GRANTS_OF.statement.where(
-        grants.c.space == sa.bindparam("space"),
-        sa.or_(
-            grants.c.path == "",
-            sa.func.substr(sa.bindparam("path", type_=sa.String), 1, sa.func.length(grants.c.path))
-            == grants.c.path,
-        ),
-    )
-)
-
-
-def rights(conn: Reads, member: Member) -> Rights:
+def rights(conn: Connection, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
     if member.is_admin:
         return Rights(member, ())  # an admin may do anything: no grant changes that
-    return Rights(member, tuple(_GRANTS_OF.tuples(conn, {"member_id": member.id})))
-
-
-def grants_on(member: Member, space: str, path: str) -> tuple[Prepared, dict[str, Any]]:
-    """The statement that reads only the grants bearing on the one page at space:path (a
-    member may hold many), and its parameters: run it (alone, or `together` with a caller's
-    own statements) and give its rows to `rights_from`."""
-    return _GRANTS_ON, {"member_id": member.id, "space": space, "path": path}
-
-
-def rights_from(member: Member, rows: Sequence[Row], space: str, path: str) -> Rights:
-    """The rights on space:path from the rows of `grants_on`; asking them about any other
-    page raises ValueError."""
-    held = () if member.is_admin else tuple((r["space"], r["path"], r["level"]) for r in rows)
-    return Rights(member, held, page=(space, path))
+    held = conn.execute(_GRANTS_OF, {"member_id": member.id})
+    return Rights(member, tuple(Held(space, path, level) for space, path, level in held))
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:
@@ -196,11 +160,9 @@ def _check_may_share(mine: Rights, target: Address) -> None:
             raise NotFound(f"There is no page {target}.", address=str(target))
         allowed = level == "write"
     else:
+        # A folder or a space: only a write grant that covers all of it.
         allowed = any(
-            g_space == target.space
-            and g_level == "write"
-            and (g_path == "" or (g_path.endswith("/") and target.path.startswith(g_path)))
-            for g_space, g_path, g_level in mine.grants
+            held.level == "write" and held.covers(target.space, target.path) for held in mine.grants
         )
     if not allowed:
         raise ReadOnly(f"Only an admin or someone who can write all of {target} can share it.")

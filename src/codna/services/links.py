@@ -42,7 +42,7 @@ from codna.services.members import Member, member_by_id_in
 from codna.services.pages import Applied, Change, access_page, apply_change, save_applied
 from codna.settings import base_url
 from codna.storage.database import inserted_id
-from codna.storage.prepared import Row
+from codna.storage.records import Row
 from codna.storage.schema import MAX_ID, link_suggestions, members, notifications, pages
 
 Decision = Literal["accept", "reject"]

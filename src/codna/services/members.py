@@ -17,7 +17,7 @@ from codna.markdown.limits import check_encodable
 from codna.services.clock import now
 from codna.services.context import database
 from codna.storage.database import inserted_id
-from codna.storage.prepared import Row
+from codna.storage.records import Row
 from codna.storage.schema import agent_responsibles, members
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters

@@ -26,7 +26,7 @@ from codna.markdown.limits import (
     check_encodable,
     normalise_newlines,
 )
-from codna.services import access, search
+from codna.services import search
 from codna.services.access import Rights, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
@@ -40,7 +40,7 @@ from codna.services.revisions import (
     save_revision,
 )
 from codna.storage.database import inserted_id
-from codna.storage.prepared import Prepared, Reads, Row, together
+from codna.storage.records import Row
 from codna.storage.schema import edit_suggestions, members, pages, revisions
 
 Need = Literal["read", "edit", "manage"]
@@ -106,9 +106,9 @@ def _locked(query: sa.Select[Any], lock: bool) -> sa.Select[Any]:
 
 
 _AT = sa.and_(pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path"))
-_PAGE_AT = {lock: Prepared(_locked(sa.select(pages).where(_AT), lock)) for lock in (False, True)}
+_PAGE_AT = {lock: _locked(sa.select(pages).where(_AT), lock) for lock in (False, True)}
 _PAGE_BY_ID = {
-    lock: Prepared(_locked(sa.select(pages).where(pages.c.id == sa.bindparam("id")), lock))
+    lock: _locked(sa.select(pages).where(pages.c.id == sa.bindparam("id")), lock)
     for lock in (False, True)
 }
 
@@ -131,12 +131,12 @@ def _about(page_id: Any, created_by: Any, updated_by: Any) -> list[sa.Label[Any]
     ]
 
 
-_ABOUT_PAGE = Prepared(
-    sa.select(*_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by")))
+_ABOUT_PAGE = sa.select(
+    *_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by"))
 )
-# A page to read and what _page needs besides, in one round trip.
-_PAGE_TO_READ = Prepared(
-    sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by)).where(_AT)
+# A page to read and what _page needs besides, in one statement.
+_PAGE_TO_READ = sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by)).where(
+    _AT
 )
 
 
@@ -160,12 +160,12 @@ def access_page(
         query, params = _PAGE_BY_ID[lock], {"id": address}
     else:
         query, params = _PAGE_AT[lock], {"space": address.space, "path": address.path}
-    row = query.first(conn, params)
+    row = conn.execute(query, params).mappings().first()
     return _authorise(conn, actor, address, row, need=need, in_trash=in_trash)
 
 
 def _authorise(
-    conn: Reads,
+    conn: Connection,
     actor: Member,
     address: Address | int,
     row: Row | None,
@@ -204,8 +204,7 @@ def _read_only_message(address: Address, actor: Member) -> str:
 
 def page_from_row(conn: Connection, row: Row, mine: Rights) -> Page:
     params = {"created_by": row["created_by"], "updated_by": row["updated_by"], "id": row["id"]}
-    about = _ABOUT_PAGE.first(conn, params)
-    assert about is not None  # a SELECT of scalar subqueries has a row
+    about = conn.execute(_ABOUT_PAGE, params).mappings().one()
     return _page(row, mine, about)
 
 
@@ -471,16 +470,10 @@ def insert_page(
 def read_page(actor: Member, *, address: str, version: int | None = None) -> Page:
     """The page at its latest version, or at `version`. Raises NotFound, InvalidRequest."""
     where = parse_address(address, want="page")
-    with database().lookup() as conn:
+    with database().read() as conn:
         params = {"space": where.space, "path": where.path}
-        # The page and the grants that bear on it, in one round trip where that saves one.
-        # Only this page's rights are needed (and they never leave this function).
-        found, held = together(
-            conn, (_PAGE_TO_READ, params), access.grants_on(actor, where.space, where.path)
-        )
-        mine = access.rights_from(actor, held, where.space, where.path)
-        page_row = found[0] if found else None
-        row, mine = _authorise(conn, actor, where, page_row, need="read", in_trash=False, mine=mine)
+        found = conn.execute(_PAGE_TO_READ, params).mappings().first()
+        row, mine = _authorise(conn, actor, where, found, need="read", in_trash=False)
         page = _page(row, mine, row)
         if version is None or version == row["version"]:
             return page

@@ -13,7 +13,7 @@ from codna.errors import Conflict, NotFound
 from codna.services import search
 from codna.services.clock import now
 from codna.services.members import Member, names
-from codna.storage.prepared import Prepared, Reads, Row
+from codna.storage.records import Row
 from codna.storage.schema import MAX_ID, pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
@@ -95,18 +95,15 @@ def save_revision(
     return version
 
 
-_REVISION = Prepared(
-    sa.select(revisions).where(
-        revisions.c.page_id == sa.bindparam("page_id"),
-        revisions.c.version == sa.bindparam("version"),
-    )
+_REVISION = sa.select(revisions).where(
+    revisions.c.page_id == sa.bindparam("page_id"), revisions.c.version == sa.bindparam("version")
 )
 
 
-def revision_row(conn: Reads, page_id: int, version: int, address: str) -> Row:
+def revision_row(conn: Connection, page_id: int, version: int, address: str) -> Row:
     if not 1 <= version <= MAX_ID:
         raise NotFound(f"{address} has no version {version}.", field="version")
-    row = _REVISION.first(conn, {"page_id": page_id, "version": version})
+    row = conn.execute(_REVISION, {"page_id": page_id, "version": version}).mappings().first()
     if row is None:
         raise NotFound(f"{address} has no version {version}.", field="version")
     return row

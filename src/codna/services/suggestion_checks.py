@@ -21,8 +21,8 @@ from codna.errors import InvalidEdit, NoLongerApplies
 from codna.markdown.edits import parse_edits
 from codna.services.context import database
 from codna.services.pages import Applied, Change, apply_change
-from codna.storage.database import after_commit, is_writing, one_of
-from codna.storage.prepared import Row
+from codna.storage.database import after_commit, is_writing
+from codna.storage.records import Row
 from codna.storage.schema import pages, suggestion_checks
 
 
@@ -89,7 +89,7 @@ def checks_for(
         k["suggestion_id"]: k
         for k in conn.execute(
             sa.select(suggestion_checks).where(
-                one_of(suggestion_checks.c.suggestion_id, {r["id"] for r in rows})
+                suggestion_checks.c.suggestion_id.in_({r["id"] for r in rows})
             )
         ).mappings()
     }
@@ -118,7 +118,7 @@ def _bodies(
     bodies = {i: by_page[i]["body"] for i in page_ids if "body" in by_page[i]}
     missing = page_ids - bodies.keys()
     if missing:
-        query = sa.select(pages.c.id, pages.c.body).where(one_of(pages.c.id, missing))
+        query = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(missing))
         bodies.update({r.id: r.body for r in conn.execute(query)})
     return bodies
 

@@ -19,7 +19,6 @@ from codna.services.access import Rights
 from codna.services.addresses import Address
 from codna.services.suggestion_checks import NotApplying, checks_for
 from codna.settings import base_url
-from codna.storage.database import one_of
 from codna.storage.schema import members, pages
 
 # A page as a suggestion's view needs it: everything but the body, read only where a check
@@ -78,12 +77,12 @@ def views(
     if page is not None:
         by_page = {page["id"]: page}
     else:
-        query = sa.select(*PAGE_COLUMNS).where(one_of(pages.c.id, {r["page_id"] for r in rows}))
+        query = sa.select(*PAGE_COLUMNS).where(pages.c.id.in_({r["page_id"] for r in rows}))
         by_page = {r["id"]: r for r in conn.execute(query).mappings()}
     people = {r["suggester_id"] for r in rows} | {r["decided_by"] for r in rows}
     member_rows = conn.execute(
         sa.select(members.c.id, members.c.name, members.c.kind).where(
-            one_of(members.c.id, people - {None})
+            members.c.id.in_(people - {None})
         )
     ).all()
     by_member = {r.id: r for r in member_rows}

@@ -40,7 +40,7 @@ from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.database import inserted_id
-from codna.storage.prepared import Row
+from codna.storage.records import Row
 from codna.storage.schema import MAX_ID, edit_suggestions, members, notifications, pages
 
 PER_PAGE_LIMIT = 20

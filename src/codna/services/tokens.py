@@ -15,7 +15,6 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member, member_from_row
 from codna.storage.database import inserted_id
-from codna.storage.prepared import Prepared
 from codna.storage.schema import MAX_ID, agent_responsibles, members, tokens
 
 PREFIX = "codna_"
@@ -141,9 +140,8 @@ def revoke_token(actor: Member, *, token_id: int) -> None:
         )
 
 
-# Built once: every request runs it, and a statement built per call costs more than the query.
-# Only what a Member holds: never the password's hash, and no timestamp to convert.
-_MEMBER_BY_TOKEN = Prepared(
+# Only what a Member holds: never the password's hash.
+_MEMBER_BY_TOKEN = (
     sa.select(
         members.c.id,
         members.c.kind,
@@ -163,8 +161,8 @@ def authenticate_token(secret: str) -> Caller:
     member disabled), saying nothing more."""
     if not secret.startswith(PREFIX):
         raise Unauthenticated("The token is wrong or revoked.")
-    with database().lookup() as conn:
-        row = _MEMBER_BY_TOKEN.first(conn, {"token_hash": _hash(secret)})
+    with database().read() as conn:
+        row = conn.execute(_MEMBER_BY_TOKEN, {"token_hash": _hash(secret)}).mappings().first()
     if row is None or row["disabled"]:
         raise Unauthenticated("The token is wrong or revoked.")
     return Caller(member_from_row(row), row["token_id"])

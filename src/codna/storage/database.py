@@ -21,8 +21,6 @@ from alembic.config import Config
 from sqlalchemy.engine import Connection, Engine
 
 from codna.storage import schema
-from codna.storage.lookups import LookupConnections
-from codna.storage.prepared import Lookup
 
 DEFAULT_URL = "sqlite:///data/codna.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -47,13 +45,16 @@ class Database:
         self._writer_lock: AbstractContextManager[Any] = (
             threading.Lock() if self.dialect == "sqlite" else nullcontext()
         )
+        # The pool owns every connection: pool_size and max_overflow bound what the database
+        # sees, and a connection is tested as it is taken, so one that a restart of the
+        # server broke is replaced instead of failing the request that took it.
+        engine_options.setdefault("pool_size", 10)
+        engine_options.setdefault("max_overflow", 20)
+        engine_options.setdefault("pool_pre_ping", True)
         if self.dialect == "sqlite":
             self.engine = _sqlite_engine(self.url, **engine_options)
         else:
-            engine_options.setdefault("pool_size", 10)
-            engine_options.setdefault("max_overflow", 20)
             self.engine = sa.create_engine(self.url, **engine_options)
-        self._lookups = LookupConnections(self.engine)
 
     @property
     def is_sqlite(self) -> bool:
@@ -71,34 +72,6 @@ class Database:
             yield conn
         for callback in callbacks:
             callback()
-
-    @contextmanager
-    def lookup(self) -> Iterator[Lookup]:
-        """A read for Prepared statements only, straight on a driver connection (kept for
-        lookups: `LookupConnections`): what every request does first, its token, costs a
-        fraction of a `read()`.
-
-        SQLite: one snapshot throughout, as in `read()`. PostgreSQL: each statement sees what
-        was committed when it began, as a `read()` does at READ COMMITTED, but on an
-        autocommit connection, so a statement is one round trip, without BEGIN and COMMIT.
-        """
-        driver = self._lookups.take()
-        try:
-            if self.is_sqlite:
-                driver.execute("BEGIN")
-                try:
-                    yield Lookup(self.engine.dialect, driver)
-                finally:
-                    driver.execute("COMMIT")  # nothing to keep or undo: a read
-            else:
-                yield Lookup(self.engine.dialect, driver)
-        except self.engine.dialect.loaded_dbapi.Error:
-            self._lookups.discard(driver)
-            raise
-        except BaseException:
-            self._lookups.give_back(driver)
-            raise
-        self._lookups.give_back(driver)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -139,7 +112,6 @@ class Database:
                     conn.commit()
 
     def dispose(self) -> None:
-        self._lookups.close()
         self.engine.dispose()
 
 
@@ -174,11 +146,7 @@ def _sqlite_engine(url: sa.URL, **engine_options: Any) -> Engine:
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        # Straight to the driver: through SQLAlchemy's execute, the BEGIN of every transaction
-        # cost as much as a query.
-        driver = conn.connection.driver_connection
-        assert driver is not None  # a connection in use has its driver's
-        driver.execute("BEGIN IMMEDIATE" if is_writing(conn) else "BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if is_writing(conn) else "BEGIN")
 
     return engine
 
@@ -198,13 +166,3 @@ def after_commit(conn: Connection, callback: Callable[[], None]) -> None:
 def is_writing(conn: Connection) -> bool:
     """Whether `conn` is in a writing transaction (one that `Database.write` opened)."""
     return bool(conn.get_execution_options().get("codna_write", False))
-
-
-def one_of(column: sa.ColumnElement[Any], values: set[Any]) -> sa.ColumnElement[bool]:
-    """`column IN values`, or `column = value` for one value: an IN list is rendered anew for
-    every call, an equality comes from the statement cache."""
-    if len(values) == 1:
-        [value] = values
-        equal: sa.ColumnElement[bool] = column == value
-        return equal
-    return column.in_(values)

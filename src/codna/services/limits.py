@@ -1,0 +1,79 @@
+"""The bounds of what a caller may ask for, in one place: the services refuse what is beyond
+them (never clamp), and the API's and MCP's schemas are built from the same numbers.
+
+The size limits of texts (a body, an edit's field, a summary, a reason, a title) are the edit
+language's own, in `codna.markdown.limits`; they are re-exported here beside the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codna.errors import InvalidRequest
+from codna.markdown.limits import (
+    MAX_BODY_BYTES,
+    MAX_EDITS,
+    MAX_REASON_CHARS,
+    MAX_SUMMARY_CHARS,
+    MAX_TEXT_BYTES,
+    MAX_TITLE_CHARS,
+)
+from codna.storage.schema import MAX_ID
+
+__all__ = [
+    "INBOX",
+    "MAX_BODY_BYTES",
+    "MAX_EDITS",
+    "MAX_ID",
+    "MAX_REASON_CHARS",
+    "MAX_SUMMARY_CHARS",
+    "MAX_TEXT_BYTES",
+    "MAX_TITLE_CHARS",
+    "PAGES",
+    "PENDING",
+    "SEARCH",
+    "SUGGESTIONS",
+    "Window",
+    "check_limit",
+    "check_offset",
+    "is_id",
+]
+
+
+@dataclass(frozen=True)
+class Window:
+    """How many items one call lists: `default` when not asked, at most `most`."""
+
+    default: int
+    most: int
+
+
+PAGES = Window(default=500, most=5000)
+SEARCH = Window(default=20, most=100)
+SUGGESTIONS = Window(default=50, most=200)
+PENDING = Window(default=50, most=200)
+INBOX = Window(default=20, most=200)
+
+
+def check_limit(limit: int, window: Window, *, field: str = "limit") -> int:
+    """`limit`, if it is 1 to `window.most`. Raises InvalidRequest (field, limit)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= window.most:
+        raise InvalidRequest(
+            f"{field} is a whole number from 1 to {window.most}.", field=field, limit=window.most
+        )
+    return limit
+
+
+def check_offset(offset: int, *, field: str = "offset") -> int:
+    """`offset`, if it is 0 to MAX_ID. Raises InvalidRequest (field, limit)."""
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_ID:
+        raise InvalidRequest(
+            f"{field} is a whole number from 0 to {MAX_ID}.", field=field, limit=MAX_ID
+        )
+    return offset
+
+
+def is_id(value: object) -> bool:
+    """Whether `value` can name a row: an id or a version of 1 to MAX_ID, what the database
+    holds. Anything else names nothing that exists (not found, on every interface)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_ID
