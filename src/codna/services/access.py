@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest, NotFound, ReadOnly
 from codna.services import members as members_service
-from codna.services.addresses import Address, parse_address
+from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
@@ -134,6 +134,27 @@ class Rights:
             return editable
         written = [held.clause() for held in self.grants if held.level == "write"]
         return sa.and_(editable, sa.or_(sa.false(), *written))
+
+
+Action = Literal["read", "create", "edit", "suggest", "decide", "manage"]
+ACTIONS: tuple[Action, ...] = ("read", "create", "edit", "suggest", "decide", "manage")
+
+
+def may_ever(member: Member, action: Action) -> bool:
+    """Whether any page could let `member` do `action`, by the same rules as every check
+    (Rights), given every grant there is: what an interface offers the member at all. An
+    agent may edit (its own pages in `output`) but never decide, whatever it is given."""
+    best = Rights(member, tuple(Held(space, "", "write") for space in SPACES))
+    checks = {
+        "read": best.can_read,
+        "edit": best.can_edit,
+        "suggest": best.can_suggest,
+        "decide": best.can_decide,
+        "manage": best.can_manage,
+    }
+    if action == "create":
+        return any(best.can_create(space, "page") for space in SPACES)
+    return any(checks[action](space, "page", member.id) for space in SPACES)
 
 
 _GRANTS_OF = sa.select(grants.c.space, grants.c.path, grants.c.level).where(
