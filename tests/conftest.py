@@ -1,20 +1,43 @@
-"""Fixtures: every storage test runs on a fresh SQLite file and a fresh PostgreSQL database.
+"""Fixtures: fresh databases on SQLite and PostgreSQL, a seeded team, and the app in process.
 
-PostgreSQL is migrated once per test run into a template; each test gets a copy of it
-(`CREATE DATABASE … TEMPLATE`). A missing PostgreSQL fails the run; set
-CODNA_TEST_POSTGRES=skip to run on SQLite alone (never in CI).
+Both engines are migrated once per test run (per xdist worker) into a template: SQLite's is a
+file each test gets a copy of, PostgreSQL's a database each test gets a copy of (`CREATE
+DATABASE … TEMPLATE`). A missing PostgreSQL fails the run; set CODNA_TEST_POSTGRES=skip to
+run on SQLite alone (never in CI).
+
+`app` is the whole ASGI app of `codna.app.create_app`, run in this process with its lifespan,
+reached by HTTP and MCP clients through the ASGI interface (no socket): what the API and MCP
+tests use. tests/server/ runs a real `codna serve` for what only a real server shows.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
-from collections.abc import Iterator
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+import anyio
+import anyio.from_thread
+import httpx
+import httpx2
 import pytest
 import sqlalchemy as sa
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
+from starlette.types import ASGIApp, Message
 
+from codna.app import create_app
+from codna.errors import CodnaError
+from codna.services import access, members, tokens
 from codna.services.context import use_database
+from codna.settings import Settings
 from codna.storage.database import Database
 
 POSTGRES_URL = os.environ.get(
@@ -23,8 +46,32 @@ POSTGRES_URL = os.environ.get(
 ENGINES = ["sqlite", "postgresql"]
 
 
+# Databases ---------------------------------------------------------------------------------
+
+
 def _admin_engine() -> sa.Engine:
     return sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file to copy per test; its path."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "codna.db"
+    database = Database(f"sqlite:///{path}")
+    database.migrate()
+    # In WAL mode the file is whole only once the last connection has closed (SQLite then
+    # checkpoints the log into it and removes it), so the engine goes before any copy.
+    database.dispose()
+    left = sorted(p.name for p in path.parent.iterdir() if p != path)
+    assert not left, f"the SQLite template is not one file after closing: {left}"
+    return path
+
+
+def sqlite_copy(template: Path, folder: Path) -> str:
+    """A copy of the migrated SQLite template in `folder`; its URL."""
+    path = folder / "codna.db"
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture(scope="session")
@@ -65,24 +112,381 @@ def drop_postgres(name: str) -> None:
     admin.dispose()
 
 
+@contextmanager
+def fresh_database(
+    engine: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The URL of a new, migrated database on `engine`; dropped afterwards."""
+    if engine == "sqlite":
+        template = request.getfixturevalue("sqlite_template")
+        yield sqlite_copy(template, tmp_path_factory.mktemp("db"))
+        return
+    database, name = postgres_copy(request.getfixturevalue("postgres_template"))
+    url = database.url.render_as_string(hide_password=False)
+    database.dispose()
+    try:
+        yield url
+    finally:
+        drop_postgres(name)
+
+
 @pytest.fixture(params=ENGINES)
 def db(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Database]:
     """A fresh, migrated database the services use for this test: SQLite, then PostgreSQL."""
-    if request.param == "sqlite":
-        path = tmp_path_factory.mktemp("db") / "codna.db"
-        database = Database(f"sqlite:///{path}")
-        database.migrate()
-        name = None
-    else:
-        template = request.getfixturevalue("postgres_template")
-        database, name = postgres_copy(template)
+    with fresh_database(request.param, request, tmp_path_factory) as url:
+        database = Database(url)
+        use_database(database)
+        try:
+            yield database
+        finally:
+            use_database(None)
+            database.dispose()
+
+
+# A team ------------------------------------------------------------------------------------
+
+# Every workspace has a token per role and these spare writer tokens, for tests that use one
+# up (revoke it, flood with it).
+ROLES = {
+    "admin": "ada@example.com",
+    "writer": "wanda@example.com",  # write on wiki, raw and output
+    "reader": "rita@example.com",  # read on wiki, raw and output
+    "stranger": "sam@example.com",  # no grant at all
+    "agent": "checker",  # read on wiki, raw and output
+}
+SPARE = (
+    "flood-api",
+    "flood-mcp",
+    "revoke-api",
+    "revoke-mcp",
+    "revoke-stdio",
+    "schemathesis",
+    "body-cap",
+)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A seeded database: its URL and a token secret per role (and per spare name)."""
+
+    url: str
+    tokens: Mapping[str, str]
+    token_ids: Mapping[str, int]
+
+
+def seed(url: str, *, spare: Sequence[str] = SPARE) -> Workspace:
+    """Make the team and its tokens through the services, on the migrated database at `url`."""
+    database = Database(url)
     use_database(database)
     try:
-        yield database
+        admin = members.init_workspace(admin_email=ROLES["admin"], admin_password="correct horse")
+        members.add_person(admin, email=ROLES["writer"], name="Wanda")
+        members.add_person(admin, email=ROLES["reader"], name="Rita")
+        members.add_person(admin, email=ROLES["stranger"], name="Sam")
+        members.add_agent(admin, name=ROLES["agent"], responsible=[ROLES["writer"]])
+        for space in ("wiki", "raw", "output"):
+            access.share(admin, address=space, member=ROLES["writer"], level="write")
+            access.share(admin, address=space, member=ROLES["reader"], level="read")
+            access.share(admin, address=space, member=ROLES["agent"], level="read")
+        made = {
+            role: tokens.create_token(admin, member=who, name=role) for role, who in ROLES.items()
+        }
+        for name in spare:
+            made[name] = tokens.create_token(admin, member=ROLES["writer"], name=name)
     finally:
         use_database(None)
         database.dispose()
-        if name:
-            drop_postgres(name)
+    return Workspace(
+        url=url,
+        tokens={name: new.secret for name, new in made.items()},
+        token_ids={name: new.token.id for name, new in made.items()},
+    )
+
+
+def unique(prefix: str = "wiki:server/") -> str:
+    """A fresh page address, so tests on a shared workspace never meet."""
+    return f"{prefix}{uuid.uuid4().hex[:10]}"
+
+
+class Served(ABC):
+    """CoDNA as the tests reach it, a real `codna serve` or the app in process: an HTTP
+    client and an MCP client per role, and the writer's shortcuts to make pages."""
+
+    workspace: Workspace
+    engine: str
+    base: str
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.base}/mcp"
+
+    def token(self, role: str) -> str:
+        return self.workspace.tokens[role]
+
+    def headers(self, role: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token(role)}"}
+
+    @abstractmethod
+    def api(self, role: str | None = None) -> httpx.Client:
+        """An HTTP client with `role`'s token (none if not given)."""
+
+    @abstractmethod
+    def mcp(self, role: str) -> AbstractAsyncContextManager[Client]:
+        """The SDK's own client over Streamable HTTP, with `role`'s bearer token."""
+
+    def create_page(self, address: str, body: str, *, title: str = "A page") -> dict[str, Any]:
+        """Make a page as the writer, through the JSON API."""
+        with self.api("writer") as client:
+            made = client.post(
+                "/api/v1/pages", json={"address": address, "title": title, "body": body}
+            )
+        assert made.status_code == 201, made.text
+        page: dict[str, Any] = made.json()
+        return page
+
+    def edit_page(self, address: str, edits: list[dict[str, str]]) -> dict[str, Any]:
+        """Edit a page as the writer, through the JSON API."""
+        with self.api("writer") as client:
+            done = client.post("/api/v1/page/edit", json={"address": address, "edits": edits})
+        assert done.status_code == 200, done.text
+        result: dict[str, Any] = done.json()
+        return result
+
+    def import_raw(self, name: str, text: str) -> dict[str, Any]:
+        """Import a file into raw as the writer (who has write on raw), through the API."""
+        with self.api("writer") as client:
+            made = client.post(
+                "/api/v1/import",
+                json={"folder": "raw:sources/", "documents": [{"name": name, "text": text}]},
+            )
+        assert made.status_code == 201, made.text
+        page: dict[str, Any] = made.json()[0]
+        return page
+
+
+# The app in process ------------------------------------------------------------------------
+
+BASE = "http://127.0.0.1:8080"  # a Host the app answers to by default
+Exchange = tuple[int, list[tuple[bytes, bytes]], bytes]
+
+
+@asynccontextmanager
+async def lifespan(app: ASGIApp) -> AsyncIterator[None]:
+    """Run `app`'s ASGI lifespan as a server does: startup on entry, shutdown on exit."""
+    to_app, app_receives = anyio.create_memory_object_stream[Message](1)
+    app_sends, from_app = anyio.create_memory_object_stream[Message](1)
+    async with to_app, app_receives, app_sends, from_app, anyio.create_task_group() as tasks:
+        scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
+        tasks.start_soon(app, scope, app_receives.receive, app_sends.send)
+        await to_app.send({"type": "lifespan.startup"})
+        started = await from_app.receive()
+        assert started["type"] == "lifespan.startup.complete", started
+        try:
+            yield
+        finally:
+            await to_app.send({"type": "lifespan.shutdown"})
+            stopped = await from_app.receive()
+            assert stopped["type"] == "lifespan.shutdown.complete", stopped
+
+
+class _ToApp(httpx.BaseTransport):
+    """A synchronous HTTP client's requests, carried to the app."""
+
+    def __init__(self, server: InProcessServer) -> None:
+        self.server = server
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        status, headers, body = self.server.exchange(
+            request.method, str(request.url), request.headers.raw, request.read()
+        )
+        return httpx.Response(status, headers=headers, content=body)
+
+
+class _AsyncToApp(httpx2.AsyncBaseTransport):
+    """The MCP client's requests (httpx2), carried to the app."""
+
+    def __init__(self, server: InProcessServer) -> None:
+        self.server = server
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = await request.aread()
+        status, headers, content = await anyio.to_thread.run_sync(
+            self.server.exchange, request.method, str(request.url), request.headers.raw, body
+        )
+        return httpx2.Response(status, headers=headers, content=content)
+
+
+class InProcessServer(Served):
+    """The app of `create_app`, its lifespan running on an event loop of its own (a blocking
+    portal's thread), as under a real server. Every request, from a synchronous client, an
+    async one or many threads at once, is answered on that loop through the whole ASGI stack
+    (guards, API, MCP with its auth) by `httpx.ASGITransport`: no socket, no subprocess."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        portal: anyio.from_thread.BlockingPortal,
+        database: Database,
+        workspace: Workspace,
+        engine: str,
+    ) -> None:
+        self.transport = httpx.ASGITransport(app=app)
+        self.portal = portal
+        self.database = database
+        self.workspace = workspace
+        self.engine = engine
+        self.base = BASE
+        self.port = httpx.URL(BASE).port
+
+    def exchange(
+        self, method: str, url: str, headers: Sequence[tuple[bytes, bytes]], body: bytes
+    ) -> Exchange:
+        """One request answered by the app on its own loop: status, raw headers, raw body."""
+        return self.portal.call(self._exchange, method, url, list(headers), body)
+
+    async def _exchange(
+        self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes
+    ) -> Exchange:
+        request = httpx.Request(method, url, headers=headers, content=body)
+        response = await self.transport.handle_async_request(request)
+        content = b"".join([chunk async for chunk in response.aiter_raw()])
+        await response.aclose()
+        return response.status_code, response.headers.raw, content
+
+    def api(self, role: str | None = None) -> httpx.Client:
+        headers = self.headers(role) if role else {}
+        return httpx.Client(transport=_ToApp(self), base_url=self.base, headers=headers)
+
+    @asynccontextmanager
+    async def mcp(self, role: str) -> AsyncIterator[Client]:
+        http = httpx2.AsyncClient(transport=_AsyncToApp(self), headers=self.headers(role))
+        async with http, Client(streamable_http_client(self.mcp_url, http_client=http)) as client:
+            yield client
+
+    @contextmanager
+    def active(self) -> Iterator[InProcessServer]:
+        """Point the services at this app's database for one test (others switch it)."""
+        use_database(self.database)
+        try:
+            yield self
+        finally:
+            use_database(None)
+
+
+@contextmanager
+def in_process(
+    engine: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    **settings: Any,
+) -> Iterator[InProcessServer]:
+    """The app with `settings` on a fresh seeded database, its lifespan running."""
+    with fresh_database(engine, request, tmp_path_factory) as url:
+        workspace = seed(url)
+        database = Database(url)
+        use_database(database)  # the lifespan's listener opens on the database in use
+        try:
+            app = create_app(Settings(base_url=BASE, **settings))
+            with (
+                anyio.from_thread.start_blocking_portal() as portal,
+                portal.wrap_async_context_manager(lifespan(app)),
+            ):
+                yield InProcessServer(app, portal, database, workspace, engine)
+        finally:
+            use_database(None)
+            database.dispose()
+
+
+# Limits generous enough that no test meets them, but for the ones on `tight_app`.
+GENEROUS = {"rate_limit": 100_000, "rate_window": 60.0, "max_body_bytes": 8 * 1024 * 1024}
+# Tight limits: a small body cap and a small rate limit that does not refill during the run.
+# Each test on it floods with a token of its own. Both limits live in the app (middleware,
+# an in-memory window), not in the database, so SQLite suffices.
+TIGHT_BODY_BYTES = 4096
+TIGHT_RATE_LIMIT = 5
+TIGHT = {"rate_limit": TIGHT_RATE_LIMIT, "rate_window": 3600.0, "max_body_bytes": TIGHT_BODY_BYTES}
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def running_app(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[InProcessServer]:
+    with in_process(request.param, request, tmp_path_factory, **GENEROUS) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def running_tight_app(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[InProcessServer]:
+    with in_process("sqlite", request, tmp_path_factory, **TIGHT) as server:
+        yield server
+
+
+@pytest.fixture
+def app(running_app: InProcessServer) -> Iterator[InProcessServer]:
+    """The app in process on a seeded workspace, one per engine, shared by the tests of a run
+    (each makes pages of its own, at `unique()` addresses)."""
+    with running_app.active() as server:
+        yield server
+
+
+@pytest.fixture
+def tight_app(running_tight_app: InProcessServer) -> Iterator[InProcessServer]:
+    """The app in process with TIGHT limits, on SQLite."""
+    with running_tight_app.active() as server:
+        yield server
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+# Answers -----------------------------------------------------------------------------------
+
+
+def refusal(result: CallToolResult) -> dict[str, Any]:
+    """A tool error's structured content, checked against its text: `code: sentence`."""
+    assert result.is_error, result
+    error = result.structured_content
+    assert error is not None, result
+    assert text_of(result) == f"{error['code']}: {error['message']}"
+    return error
+
+
+def text_of(result: CallToolResult) -> str:
+    """The text a tool's answer starts with."""
+    first = result.content[0]
+    assert isinstance(first, TextContent), result
+    return first.text
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    """A successful tool call's structured content."""
+    assert not result.is_error, result
+    assert result.structured_content is not None, result
+    return result.structured_content
+
+
+def error_body(answer: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The answer's JSON error body, checked for its status, code and sentence."""
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    body: dict[str, Any] = answer.json()
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"].endswith("."), body
+    return body
+
+
+def domain_errors() -> list[type[CodnaError]]:
+    """Every error class of the domain: each subclass of CodnaError, however deep."""
+    found: list[type[CodnaError]] = []
+    todo = list(CodnaError.__subclasses__())
+    while todo:
+        kind = todo.pop(0)
+        found.append(kind)
+        todo.extend(kind.__subclasses__())
+    return found

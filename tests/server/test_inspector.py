@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import Server, unique
+from tests.conftest import unique
+from tests.server.conftest import Server
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 BODY = "# Inspected\n\nRead by an independent client.\n"

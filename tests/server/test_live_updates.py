@@ -19,8 +19,8 @@ import pytest
 from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
 from codna.storage.database import Database
-from tests.conftest import ENGINES
-from tests.server.conftest import Server, fresh_database, running_server, seed, unique
+from tests.conftest import ENGINES, fresh_database, seed, unique
+from tests.server.conftest import Server, running_server
 
 SECOND = 1.0
 

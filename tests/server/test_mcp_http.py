@@ -1,12 +1,13 @@
-"""MCP over Streamable HTTP with the SDK's own client, on a real server, on both databases."""
+"""MCP over real Streamable HTTP (uvicorn, a socket) with the SDK's own client, on both
+databases: a page read, dry-run edited, edited, its history kept and the edit reverted. The
+tools' rules and refusals are tested in process (tests/mcp/)."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
-from mcp.types import CallToolResult, TextContent
 
-from tests.server.conftest import Server, mcp_over_http, refusal, structured, unique
+from tests.conftest import structured, unique
+from tests.server.conftest import Server
 
 pytestmark = pytest.mark.anyio
 
@@ -14,24 +15,12 @@ BODY = "# Guide\n\nThe first line.\n\n## Limits\n\nAt most ten.\n\n## Notes\n\nS
 TWELVE = [{"op": "replace", "old": "At most ten.", "new": "At most twelve."}]
 
 
-async def test_a_person_sees_revert_document_and_an_agent_does_not(server: Server) -> None:
-    async with mcp_over_http(server, "writer") as person, mcp_over_http(server, "agent") as agent:
-        people = {tool.name for tool in (await person.list_tools()).tools}
-        agents = {tool.name for tool in (await agent.list_tools()).tools}
-    both = {"read_document", "edit_document", "search_documents", "document_history"}
-    assert both | {"revert_document", "decide_link_suggestion"} <= people
-    assert both | {"create_document", "suggest_link"} <= agents
-    assert "revert_document" not in agents
-    assert not {name for name in agents if name.startswith("decide_")}
-    assert agents < people
-
-
 async def test_a_page_is_read_dry_run_edited_its_history_kept_and_the_edit_reverted(
     server: Server,
 ) -> None:
     address = unique()
     server.create_page(address, BODY)
-    async with mcp_over_http(server, "writer") as mcp:
+    async with server.mcp("writer") as mcp:
         page = structured(await mcp.call_tool("read_document", {"address": address}))
         assert (page["body"], page["version"], page["editable"]) == (BODY, 1, True)
 
@@ -71,198 +60,3 @@ async def test_a_page_is_read_dry_run_edited_its_history_kept_and_the_edit_rever
         assert older["body"] == BODY.replace("ten", "twelve")
         kinds = structured(await mcp.call_tool("document_history", {"address": address}))
         assert [r["kind"] for r in kinds["result"]] == ["revert", "edit", "create"]
-
-
-async def test_a_page_one_cannot_read_looks_exactly_like_a_missing_one(server: Server) -> None:
-    hidden = unique()
-    missing = unique()
-    server.create_page(hidden, BODY)
-    async with mcp_over_http(server, "stranger") as mcp:
-        for tool, extra in (
-            ("read_document", {}),
-            ("document_history", {}),
-            ("read_revision", {"version": 1}),
-            ("edit_document", {"edits": TWELVE}),
-        ):
-            seen = refusal(await mcp.call_tool(tool, {"address": hidden, **extra}))
-            absent = refusal(await mcp.call_tool(tool, {"address": missing, **extra}))
-            assert seen["code"] == "not_found", (tool, seen)
-            assert seen == {
-                key: value.replace(missing, hidden) if isinstance(value, str) else value
-                for key, value in absent.items()
-            }, tool
-
-
-async def test_an_agent_editing_a_page_shared_with_it_is_refused_as_read_only(
-    server: Server,
-) -> None:
-    address = unique()
-    server.create_page(address, BODY)
-    async with mcp_over_http(server, "agent") as mcp:
-        readable = structured(await mcp.call_tool("read_document", {"address": address}))
-        assert readable["editable"] is False
-        error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
-        assert error["code"] == "read_only"
-        assert error["address"] == address
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
-        assert (page["body"], page["version"]) == (BODY, 1)
-
-
-async def test_an_agent_writes_the_output_pages_it_created(server: Server) -> None:
-    address = unique("output:runs/")
-    async with mcp_over_http(server, "agent") as mcp:
-        made = structured(
-            await mcp.call_tool(
-                "create_document", {"address": address, "title": "A run", "body": BODY}
-            )
-        )
-        assert made["version"] == 1
-        edited = structured(
-            await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE})
-        )
-        assert edited["page"]["version"] == 2
-        wiki = refusal(
-            await mcp.call_tool(
-                "create_document", {"address": unique(), "title": "Not here", "body": BODY}
-            )
-        )
-        assert wiki["code"] == "read_only"
-
-
-async def test_everything_in_raw_is_read_only_even_for_a_writer_of_raw(server: Server) -> None:
-    page = server.import_raw(f"{unique('')}.md", BODY)
-    address = page["address"]
-    assert address.startswith("raw:")
-    async with mcp_over_http(server, "writer") as mcp:
-        for tool, arguments in (
-            ("edit_document", {"address": address, "edits": TWELVE}),
-            ("edit_document", {"address": address, "edits": TWELVE, "dry_run": True}),
-            ("revert_document", {"address": address, "version": 1}),
-            ("create_document", {"address": unique("raw:sources/"), "title": "No"}),
-        ):
-            error = refusal(await mcp.call_tool(tool, arguments))
-            assert error["code"] == "read_only", (tool, error)
-        assert structured(await mcp.call_tool("read_document", {"address": address}))["body"] == (
-            BODY
-        )
-
-
-async def test_an_edit_on_a_stale_base_version_is_a_conflict_that_names_the_current_version(
-    server: Server,
-) -> None:
-    address = unique()
-    server.create_page(address, BODY)
-    async with mcp_over_http(server, "writer") as mcp:
-        structured(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
-        later = [{"op": "append", "text": "A late line."}]
-        error = refusal(
-            await mcp.call_tool(
-                "edit_document", {"address": address, "edits": later, "base_version": 1}
-            )
-        )
-        assert error["code"] == "conflict"
-        assert error["current_version"] == 2
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
-        assert page["version"] == 2 and "A late line." not in page["body"]
-
-
-async def test_an_edit_whose_text_is_missing_or_ambiguous_names_the_edit_and_changes_nothing(
-    server: Server,
-) -> None:
-    address = unique()
-    server.create_page(address, BODY)
-    async with mcp_over_http(server, "writer") as mcp:
-        missing = refusal(
-            await mcp.call_tool(
-                "edit_document",
-                {
-                    "address": address,
-                    "edits": [*TWELVE, {"op": "insert_after", "anchor": "Absent.", "text": "x"}],
-                },
-            )
-        )
-        assert missing["code"] == "invalid_edit"
-        assert (missing["edit_index"], missing["op"], missing["reason"]) == (
-            1,
-            "insert_after",
-            "text_not_found",
-        )
-        ambiguous = refusal(
-            await mcp.call_tool(
-                "edit_document",
-                {"address": address, "edits": [{"op": "replace", "old": "## ", "new": "### "}]},
-            )
-        )
-        assert ambiguous["code"] == "invalid_edit"
-        assert (ambiguous["edit_index"], ambiguous["reason"], ambiguous["count"]) == (
-            0,
-            "ambiguous",
-            2,
-        )
-        section = refusal(
-            await mcp.call_tool(
-                "edit_document",
-                {"address": address, "edits": [{"op": "delete_section", "heading": "Nowhere"}]},
-            )
-        )
-        assert (section["code"], section["reason"]) == ("invalid_edit", "section_not_found")
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
-        assert (page["body"], page["version"]) == (BODY, 1)
-
-
-async def test_an_edit_past_a_size_limit_is_refused_as_too_large_with_the_limit(
-    server: Server,
-) -> None:
-    address = unique()
-    server.create_page(address, BODY)
-    async with mcp_over_http(server, "writer") as mcp:
-        field = refusal(
-            await mcp.call_tool(
-                "edit_document",
-                {"address": address, "edits": [{"op": "append", "text": "x" * (256 * 1024 + 1)}]},
-            )
-        )
-        assert (field["code"], field["limit"]) == ("too_large", 256 * 1024)
-        quarter = "y" * (250 * 1024)
-        body = refusal(
-            await mcp.call_tool(
-                "edit_document",
-                {"address": address, "edits": [{"op": "append", "text": quarter}] * 5},
-            )
-        )
-        assert (body["code"], body["limit"]) == ("too_large", 1024 * 1024)
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
-        assert page["version"] == 1
-
-
-def _without_name(result: CallToolResult, name: str) -> tuple[object, ...]:
-    texts = [c.text.replace(name, "NAME") for c in result.content if isinstance(c, TextContent)]
-    return result.is_error, result.structured_content, texts
-
-
-async def test_a_hidden_tool_called_by_an_agent_is_refused_exactly_like_an_unknown_tool(
-    server: Server,
-) -> None:
-    address = unique()
-    server.create_page(address, BODY)
-    server.edit_page(address, TWELVE)
-    arguments = {"address": address, "version": 2}
-    async with mcp_over_http(server, "agent") as agent:
-        unknown = await agent.call_tool("no_such_tool", arguments)
-        assert unknown.is_error
-        for hidden in ("revert_document", "decide_link_suggestion"):
-            refused = await agent.call_tool(hidden, arguments)
-            assert _without_name(refused, hidden) == _without_name(unknown, "no_such_tool")
-    async with mcp_over_http(server, "writer") as person:
-        page = structured(await person.call_tool("read_document", {"address": address}))
-        assert page["version"] == 2
-
-
-async def test_mcp_without_a_valid_token_is_refused_with_401(server: Server) -> None:
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-    headers = {"Accept": "application/json, text/event-stream"}
-    with httpx.Client(base_url=server.base, timeout=30) as client:
-        for auth in ({}, {"Authorization": "Bearer codna_not-a-real-token"}):
-            answer = client.post("/mcp", json=call, headers=headers | auth)
-            assert answer.status_code == 401, answer.text
-            assert answer.headers["www-authenticate"].lower().startswith("bearer")

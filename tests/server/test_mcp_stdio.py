@@ -9,17 +9,11 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
 
-from tests.server.conftest import (
-    CODNA,
-    Server,
-    refusal,
-    server_env,
-    structured,
-    text_of,
-    unique,
-)
+from tests.conftest import refusal, structured, text_of, unique
+from tests.server.conftest import CODNA, Server, server_env
 
 pytestmark = pytest.mark.anyio
 

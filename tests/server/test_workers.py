@@ -17,15 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import (
-    CODNA,
-    Server,
-    free_port,
-    fresh_database,
-    running_server,
-    seed,
-    server_env,
-)
+from tests.conftest import fresh_database, seed
+from tests.server.conftest import CODNA, Server, free_port, running_server, server_env
 
 DEADLINE = 30.0
 

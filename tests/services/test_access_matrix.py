@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codna.errors import CodnaError
-from codna.services import access, pages, reverts, search, transfer
+from codna.services import access, changes, pages, reverts, revisions, search, transfer
 from codna.services.members import Member
 from tests.services.conftest import Team
 
@@ -86,7 +86,7 @@ class Cells:
             return
         owner = self.team.agent if (role == "agent_own" and space == "output") else self.team.admin
         pages.create_page(owner, address=address, title="Cell", body=body)
-        pages.edit_page(owner, address=address, edits=[{"op": "append", "text": "Version two."}])
+        changes.edit_page(owner, address=address, edits=[{"op": "append", "text": "Version two."}])
 
 
 def outcome(run: Operation, actor: Member, address: str, space: str, role: str) -> str:
@@ -109,7 +109,7 @@ def check(cells: Cells, expected: dict[str, dict[str, str]], run: Operation) -> 
 
 
 def _edit(actor: Member, address: str, space: str, role: str) -> object:
-    return pages.edit_page(actor, address=address, edits=[{"op": "append", "text": "More."}])
+    return changes.edit_page(actor, address=address, edits=[{"op": "append", "text": "More."}])
 
 
 def _listed(actor: Member, address: str, space: str, role: str) -> bool:
@@ -172,12 +172,12 @@ def test_reading_a_page(cells: Cells) -> None:
 
 
 def test_reading_its_history(cells: Cells) -> None:
-    check(cells, READ, lambda a, address, s, r: pages.history(a, address=address))
+    check(cells, READ, lambda a, address, s, r: revisions.history(a, address=address))
 
 
 def test_reading_a_revision(cells: Cells) -> None:
     check(
-        cells, READ, lambda a, address, s, r: reverts.read_revision(a, address=address, version=1)
+        cells, READ, lambda a, address, s, r: revisions.read_revision(a, address=address, version=1)
     )
 
 

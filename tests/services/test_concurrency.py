@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from codna.errors import CodnaError, Conflict
-from codna.services import pages
+from codna.services import changes, pages, revisions
 from tests.services.conftest import Team
 
 ADDRESS = "wiki:busy"
@@ -30,7 +30,7 @@ def at_once(*calls: Callable[[], object]) -> list[object]:
 
 
 def append(team: Team, text: str, base_version: int | None = None) -> Callable[[], object]:
-    return lambda: pages.edit_page(
+    return lambda: changes.edit_page(
         team.writer,
         address=ADDRESS,
         edits=[{"op": "append", "text": text}],
@@ -47,7 +47,7 @@ def test_two_edits_at_once_both_land_with_consecutive_versions(team: Team) -> No
     assert page.version == 1 + 2 * ROUNDS
     for n in range(ROUNDS):
         assert f"a{n}\n" in page.body and f"b{n}\n" in page.body
-    versions = [r.version for r in pages.history(team.writer, address=ADDRESS)]
+    versions = [r.version for r in revisions.history(team.writer, address=ADDRESS)]
     assert versions == list(range(page.version, 0, -1))
 
 
@@ -57,7 +57,7 @@ def test_two_edits_from_the_same_base_version_one_lands_one_is_a_conflict(team: 
         version = pages.read_page(team.writer, address=ADDRESS).version
         results = at_once(append(team, f"a{n}", version), append(team, f"b{n}", version))
         conflicts = [r for r in results if isinstance(r, Conflict)]
-        saved = [r for r in results if isinstance(r, pages.EditResult)]
+        saved = [r for r in results if isinstance(r, changes.EditResult)]
         assert len(conflicts) == 1 and len(saved) == 1, results
         assert conflicts[0].fields["current_version"] == version + 1
     page = pages.read_page(team.writer, address=ADDRESS)

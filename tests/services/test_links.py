@@ -17,8 +17,9 @@ from codna.errors import (
     NotFound,
     ReadOnly,
     RejectedBefore,
+    TooLarge,
 )
-from codna.services import access, inbox, links, members, pages
+from codna.services import access, changes, inbox, links, members, pages, revisions
 from codna.services.transfer import Document, import_documents
 from tests.services.conftest import Team
 
@@ -46,7 +47,7 @@ def test_accepting_a_link_with_an_anchor_links_that_text_in_one_revision(two_pag
     )
     page = pages.read_page(team.writer, address=A)
     assert "See the [style guide](wiki:guides/b).\n" in page.body
-    newest = pages.history(team.writer, address=A)[0]
+    newest = revisions.history(team.writer, address=A)[0]
     assert (newest.kind, newest.author, newest.summary) == (
         "accept_link",
         "Wanda",
@@ -105,7 +106,7 @@ def test_the_refusals_of_suggesting(two_pages: Team) -> None:
         ),
         (
             lambda: links.suggest_link(team.reader, address=A, target=B, reason="x" * 501),
-            InvalidRequest,
+            TooLarge,
         ),
     ]
     for run, error in cases:
@@ -142,7 +143,7 @@ def test_accepting_when_the_anchor_text_is_gone_no_longer_applies(two_pages: Tea
     link = links.suggest_link(
         team.reader, address=A, target=B, anchor="style guide", reason="Guide."
     )
-    pages.edit_page(
+    changes.edit_page(
         team.writer, address=A, edits=[{"op": "replace", "old": "style guide", "new": "rules"}]
     )
     with pytest.raises(NoLongerApplies):
@@ -221,6 +222,6 @@ def test_sixteen_decisions_at_once_make_one_revision_and_one_decision(two_pages:
     done = [r for r in results if isinstance(r, links.LinkSuggestion)]
     refused = [r for r in results if isinstance(r, AlreadyDecided)]
     assert (len(done), len(refused)) == (1, 15)
-    history = pages.history(team.writer, address=A)
+    history = revisions.history(team.writer, address=A)
     assert len(history) == (2 if done[0].status == "accepted" else 1)
     assert len(inbox.inbox(team.agent).decisions) == 1

@@ -13,7 +13,7 @@ from codna.errors import (
     ReadOnly,
     TooLarge,
 )
-from codna.services import pages, reverts
+from codna.services import changes, pages, reverts, revisions
 from codna.services.transfer import Document, import_documents
 from tests.services.conftest import Team
 
@@ -36,13 +36,13 @@ def test_a_new_page_is_version_one_with_a_create_revision(team: Team) -> None:
         BODY,
     )
     assert page.created_by == "Wanda" and not page.editable
-    [revision] = pages.history(team.reader, address="wiki:decisions/0001")
+    [revision] = revisions.history(team.reader, address="wiki:decisions/0001")
     assert (revision.version, revision.kind, revision.author) == (1, "create", "Wanda")
 
 
 def test_an_edit_makes_the_next_revision_with_its_summary_and_diff(team: Team) -> None:
     make_page(team)
-    result = pages.edit_page(
+    result = changes.edit_page(
         team.writer,
         address="wiki:decisions/0001",
         edits=[{"op": "replace", "old": "We decided.", "new": "We decided to use Markdown."}],
@@ -52,17 +52,17 @@ def test_an_edit_makes_the_next_revision_with_its_summary_and_diff(team: Team) -
     assert result.saved and result.page.version == 2
     assert result.page.tags == ("decision", "core")
     assert "-We decided.\n+We decided to use Markdown.\n" in result.diff
-    newest = pages.history(team.writer, address="wiki:decisions/0001")[0]
+    newest = revisions.history(team.writer, address="wiki:decisions/0001")[0]
     assert (newest.version, newest.kind, newest.summary) == (2, "edit", "Say what we decided")
 
 
 def test_a_dry_run_returns_the_diff_the_save_makes_and_saves_nothing(team: Team) -> None:
     make_page(team)
     edits = [{"op": "replace_section", "heading": "Context", "body": "A new context."}]
-    dry = pages.edit_page(team.writer, address="wiki:decisions/0001", edits=edits, dry_run=True)
+    dry = changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edits, dry_run=True)
     assert not dry.saved and dry.page.version == 1
     assert pages.read_page(team.writer, address="wiki:decisions/0001").body == BODY
-    real = pages.edit_page(team.writer, address="wiki:decisions/0001", edits=edits)
+    real = changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edits)
     assert real.diff == dry.diff
 
 
@@ -73,7 +73,7 @@ def test_a_refused_edit_changes_nothing_and_names_the_edit(team: Team) -> None:
         {"op": "replace", "old": "not there", "new": "x"},
     ]
     with pytest.raises(InvalidEdit) as refused:
-        pages.edit_page(team.writer, address="wiki:decisions/0001", edits=edits)
+        changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edits)
     assert refused.value.fields["edit_index"] == 1
     assert refused.value.fields["reason"] == "text_not_found"
     page = pages.read_page(team.writer, address="wiki:decisions/0001")
@@ -83,16 +83,16 @@ def test_a_refused_edit_changes_nothing_and_names_the_edit(team: Team) -> None:
 def test_a_stale_base_version_is_a_conflict_naming_the_current_version(team: Team) -> None:
     make_page(team)
     edit = [{"op": "append", "text": "More."}]
-    pages.edit_page(team.writer, address="wiki:decisions/0001", edits=edit)
+    changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edit)
     with pytest.raises(Conflict) as refused:
-        pages.edit_page(team.writer, address="wiki:decisions/0001", edits=edit, base_version=1)
+        changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edit, base_version=1)
     assert refused.value.fields["current_version"] == 2
 
 
 def test_edits_that_change_nothing_are_refused(team: Team) -> None:
     make_page(team)
     with pytest.raises(InvalidRequest):
-        pages.edit_page(
+        changes.edit_page(
             team.writer,
             address="wiki:decisions/0001",
             edits=[{"op": "replace", "old": "We decided.", "new": "We decided."}],
@@ -120,7 +120,7 @@ def test_a_page_address_is_unique(team: Team) -> None:
 
 def test_reading_an_old_version_shows_its_content(team: Team) -> None:
     make_page(team)
-    pages.edit_page(
+    changes.edit_page(
         team.writer, address="wiki:decisions/0001", edits=[{"op": "append", "text": "Two."}]
     )
     old = pages.read_page(team.reader, address="wiki:decisions/0001", version=1)
@@ -131,7 +131,7 @@ def test_reading_an_old_version_shows_its_content(team: Team) -> None:
 
 def test_reverting_the_latest_revision_restores_the_one_before(team: Team) -> None:
     make_page(team)
-    pages.edit_page(
+    changes.edit_page(
         team.writer,
         address="wiki:decisions/0001",
         edits=[{"op": "append", "text": "Two."}],
@@ -139,18 +139,18 @@ def test_reverting_the_latest_revision_restores_the_one_before(team: Team) -> No
     )
     result = reverts.revert_revision(team.writer, address="wiki:decisions/0001", version=2)
     assert (result.page.version, result.page.body, result.page.title) == (3, BODY, "Decision one")
-    assert pages.history(team.writer, address="wiki:decisions/0001")[0].kind == "revert"
+    assert revisions.history(team.writer, address="wiki:decisions/0001")[0].kind == "revert"
 
 
 def test_reverting_an_older_revision_keeps_the_changes_made_since(team: Team) -> None:
     make_page(team)
     address = "wiki:decisions/0001"
-    pages.edit_page(
+    changes.edit_page(
         team.writer,
         address=address,
         edits=[{"op": "replace", "old": "We had a problem.", "new": "Trouble."}],
     )
-    pages.edit_page(
+    changes.edit_page(
         team.writer,
         address=address,
         edits=[{"op": "replace", "old": "We decided.", "new": "Done."}],
@@ -162,10 +162,10 @@ def test_reverting_an_older_revision_keeps_the_changes_made_since(team: Team) ->
 def test_reverting_a_revision_whose_text_changed_since_is_refused(team: Team) -> None:
     make_page(team)
     address = "wiki:decisions/0001"
-    pages.edit_page(
+    changes.edit_page(
         team.writer, address=address, edits=[{"op": "replace", "old": "We decided.", "new": "A."}]
     )
-    pages.edit_page(
+    changes.edit_page(
         team.writer, address=address, edits=[{"op": "replace", "old": "A.", "new": "B."}]
     )
     with pytest.raises(Conflict):
@@ -176,8 +176,8 @@ def test_reverting_a_revision_whose_text_changed_since_is_refused(team: Team) ->
 def test_restoring_a_named_version(team: Team) -> None:
     make_page(team)
     address = "wiki:decisions/0001"
-    pages.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "Two."}])
-    pages.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "Three."}])
+    changes.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "Two."}])
+    changes.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "Three."}])
     result = reverts.restore_version(team.writer, address=address, version=1)
     assert (result.page.version, result.page.body) == (4, BODY)
 
@@ -196,9 +196,9 @@ def test_trash_restore_and_delete_for_good(team: Team) -> None:
     pages.trash_page(team.writer, address=address)
     pages.purge_page(team.writer, address=address)
     with pytest.raises(NotFound):
-        pages.history(team.admin, address=address)
+        revisions.history(team.admin, address=address)
     make_page(team)  # the address is free again, with a fresh history
-    assert len(pages.history(team.admin, address=address)) == 1
+    assert len(revisions.history(team.admin, address=address)) == 1
 
 
 def test_raw_is_never_edited_even_by_an_admin(team: Team) -> None:
@@ -206,7 +206,7 @@ def test_raw_is_never_edited_even_by_an_admin(team: Team) -> None:
     page = pages.read_page(team.reader, address="raw:notes")
     assert page.title == "Notes"
     with pytest.raises(ReadOnly):
-        pages.edit_page(team.admin, address="raw:notes", edits=[{"op": "append", "text": "x"}])
+        changes.edit_page(team.admin, address="raw:notes", edits=[{"op": "append", "text": "x"}])
     with pytest.raises(ReadOnly):
         pages.create_page(team.admin, address="raw:new", title="New")
 

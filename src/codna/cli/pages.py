@@ -11,9 +11,11 @@ import click
 
 from codna.cli.output import Out, command_options
 from codna.errors import InvalidRequest
-from codna.services import pages, reverts
+from codna.markdown.edits import Edit, parse_edits
+from codna.services import changes, pages, reverts, revisions
+from codna.services.changes import EditResult
 from codna.services.members import Member
-from codna.services.pages import EditResult, Page
+from codna.services.pages import Page
 from codna.services.revisions import Revision
 
 
@@ -27,16 +29,17 @@ def read_input(source: str, what: str) -> str:
         raise InvalidRequest(f"Cannot read the {what} from {source}: {error.strerror}.") from None
 
 
-def read_edits(source: str) -> object:
-    """A JSON list of edits (or an object with an "edits" list) from a file or stdin."""
+def read_edits(source: str) -> list[Edit]:
+    """A JSON list of edits (or an object with an "edits" list) from a file or stdin, checked
+    by the one definition of an edit."""
     text = read_input(source, "edits")
     try:
         edits = json.loads(text) if text.strip() else []
     except json.JSONDecodeError as error:
         raise InvalidRequest(f"The edits are not valid JSON: {error}.", field="edits") from None
     if isinstance(edits, dict) and "edits" in edits:
-        return edits["edits"]
-    return edits
+        edits = edits["edits"]
+    return parse_edits(edits)
 
 
 def show_page(p: Page) -> str:
@@ -137,7 +140,7 @@ def edit(
     actor: Callable[[], Member],
 ) -> None:
     """Apply edits that name their text, all or none."""
-    result = pages.edit_page(
+    result = changes.edit_page(
         actor(),
         address=address,
         edits=read_edits(edits_file),
@@ -156,7 +159,7 @@ def edit(
 @command_options
 def history(address: str, out: Out, actor: Callable[[], Member]) -> None:
     """A page's revisions, newest first."""
-    found = pages.history(actor(), address=address)
+    found = revisions.history(actor(), address=address)
     out.result(found, lambda: show_history(found))
 
 
@@ -166,7 +169,7 @@ def history(address: str, out: Out, actor: Callable[[], Member]) -> None:
 @command_options
 def revision(address: str, version: int, out: Out, actor: Callable[[], Member]) -> None:
     """Show one revision with its body."""
-    found = reverts.read_revision(actor(), address=address, version=version)
+    found = revisions.read_revision(actor(), address=address, version=version)
     out.result(
         found, lambda: f"v{found.version} by {found.author}: {found.summary}\n\n{found.body}"
     )

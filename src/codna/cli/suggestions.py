@@ -66,7 +66,7 @@ def suggest(
     out.result(
         result,
         lambda: (
-            (f"Suggested #{made.id}: {made.url}\n" if made else "Dry run, nothing saved:\n")
+            (f"Suggested #{made.id} on {made.page}\n" if made else "Dry run, nothing saved:\n")
             + result.diff.rstrip()
         ),
     )

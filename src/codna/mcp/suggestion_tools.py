@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -13,9 +14,20 @@ from codna.schemas import EditIn, TagChanges, edits_to_wire
 from codna.services import suggestions
 from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion
-from codna.services.suggestions import SuggestResult
+from codna.settings import base_url
 
 Status = Literal["pending", "accepted", "rejected", "withdrawn"]
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """What suggest_edit answers: the suggestion (none on a dry run), the diff its edits make
+    and where the suggestion is to be found."""
+
+    saved: bool
+    diff: str
+    suggestion: Suggestion | None
+    url: str | None
 
 
 def register(server: CodnaMCP) -> None:
@@ -38,13 +50,13 @@ def register(server: CodnaMCP) -> None:
             int | None, Field(description="The version you read; default the current one.")
         ] = None,
         dry_run: Annotated[bool, Field(description="Run every check; save nothing.")] = False,
-    ) -> SuggestResult:
+    ) -> Suggested:
         """Suggest a change to a page instead of editing it: a person who can edit the page
         accepts it (one revision naming you and your reason) or rejects it. Use it for pages
         people wrote. Refused at once if the edits do not apply; the same edits as a rejected
         suggestion are refused for good. At most 20 waiting per page and 200 in all."""
         changes = tags or TagChanges()
-        return suggestions.suggest_edit(
+        made = suggestions.suggest_edit(
             me(),
             address=address,
             edits=edits_to_wire(edits),
@@ -55,6 +67,8 @@ def register(server: CodnaMCP) -> None:
             base_version=base_version,
             dry_run=dry_run,
         )
+        url = made.suggestion and f"{base_url()}/api/v1/suggestions/{made.suggestion.id}"
+        return Suggested(made.saved, made.diff, made.suggestion, url or None)
 
     @server.tool(annotations=READ)
     def list_suggestions(

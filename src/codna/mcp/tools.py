@@ -9,9 +9,10 @@ from pydantic import Field
 
 from codna.mcp.server import CodnaMCP
 from codna.schemas import EditIn, TagChanges, edits_to_wire
-from codna.services import pages, reverts, search
+from codna.services import changes, pages, reverts, revisions, search
+from codna.services.changes import EditResult
 from codna.services.members import Member
-from codna.services.pages import EditResult, Page, PageSummary
+from codna.services.pages import Page, PageSummary
 from codna.services.revisions import Revision
 from codna.services.search import SearchHit
 
@@ -62,12 +63,12 @@ def register(server: CodnaMCP) -> None:
     @server.tool(annotations=READ)
     def document_history(address: AddressArg) -> list[Revision]:
         """A page's revisions, newest first: version, author, summary and what made each."""
-        return pages.history(me(), address=address)
+        return revisions.history(me(), address=address)
 
     @server.tool(annotations=READ)
     def read_revision(address: AddressArg, version: Annotated[int, Field(ge=1)]) -> Revision:
         """One revision of a page with its full body."""
-        return reverts.read_revision(me(), address=address, version=version)
+        return revisions.read_revision(me(), address=address, version=version)
 
     @server.tool(annotations=WRITE)
     def create_document(
@@ -100,14 +101,14 @@ def register(server: CodnaMCP) -> None:
     ) -> EditResult:
         """Change a page with edits that name their text. Use dry_run to see the diff first.
         A refused edit (invalid_edit) says which edit and why, and changes nothing."""
-        changes = tags or TagChanges()
-        return pages.edit_page(
+        tag_changes = tags or TagChanges()
+        return changes.edit_page(
             me(),
             address=address,
             edits=edits_to_wire(edits),
             title=title,
-            tags_add=changes.add,
-            tags_remove=changes.remove,
+            tags_add=tag_changes.add,
+            tags_remove=tag_changes.remove,
             summary=summary,
             base_version=base_version,
             dry_run=dry_run,

@@ -7,7 +7,7 @@ only, whatever it is shared with, and may write only the pages it created in `ou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -18,6 +18,7 @@ from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
+from codna.storage.records import PageHead, PageRow
 from codna.storage.schema import grants, members, pages
 
 Level = Literal["read", "write"]
@@ -168,6 +169,95 @@ def rights(conn: Connection, member: Member) -> Rights:
         return Rights(member, ())  # an admin may do anything: no grant changes that
     held = conn.execute(_GRANTS_OF, {"member_id": member.id})
     return Rights(member, tuple(Held(space, path, level) for space, path, level in held))
+
+
+# -- a page and the actor's rights on it ----------------------------------------------------
+
+Need = Literal["read", "edit", "manage"]
+AnyPage = TypeVar("AnyPage", bound=PageHead)
+
+
+def _locked(query: sa.Select[Any], lock: bool) -> sa.Select[Any]:
+    # NO KEY UPDATE: writers queue; rows that merely refer to the page do not
+    return query.with_for_update(key_share=True) if lock else query
+
+
+_PAGE_AT = {
+    lock: _locked(
+        sa.select(pages).where(
+            pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path")
+        ),
+        lock,
+    )
+    for lock in (False, True)
+}
+_PAGE_BY_ID = {
+    lock: _locked(sa.select(pages).where(pages.c.id == sa.bindparam("id")), lock)
+    for lock in (False, True)
+}
+
+
+def access_page(
+    conn: Connection,
+    actor: Member,
+    address: Address | int,
+    *,
+    need: Need = "read",
+    lock: bool = False,
+    in_trash: bool | None = False,
+) -> tuple[PageRow, Rights]:
+    """Fetch a page (by address or id) and check the actor may `need` it; lock its row when
+    asked.
+
+    Raises NotFound (no such page, or the actor cannot read it; a page in or out of the trash
+    when the other was wanted) and ReadOnly (the actor can read but not do this).
+    """
+    if isinstance(address, int):
+        found = conn.execute(_PAGE_BY_ID[lock], {"id": address}).mappings().first()
+    else:
+        params = {"space": address.space, "path": address.path}
+        found = conn.execute(_PAGE_AT[lock], params).mappings().first()
+    row = PageRow.of(found) if found is not None else None
+    return authorise(conn, actor, address, row, need=need, in_trash=in_trash)
+
+
+def authorise(
+    conn: Connection,
+    actor: Member,
+    address: Address | int,
+    row: AnyPage | None,
+    *,
+    need: Need = "read",
+    in_trash: bool | None = False,
+) -> tuple[AnyPage, Rights]:
+    """The page `row` fetched for `address`, and the actor's rights, once they are known to
+    allow `need` on it; raises as access_page says."""
+    mine = rights(conn, actor)
+    if row is None or not mine.can_read(row.space, row.path, row.created_by):
+        raise NotFound(f"There is no page {address}.", address=str(address))
+    where = Address(row.space, row.path)
+    if in_trash is not None and row.in_trash != in_trash:
+        state = "is in the trash; restore it first" if not in_trash else "is not in the trash"
+        raise NotFound(f"{where} {state}.", address=str(where))
+    allowed = mine.can_manage if need == "manage" else mine.can_edit
+    if need != "read" and not allowed(row.space, row.path, row.created_by):
+        raise ReadOnly(read_only_message(where, actor), address=str(where))
+    return row, mine
+
+
+def read_only_message(address: Address, actor: Member) -> str:
+    """Why the actor cannot change the page at `address`, and what they may do instead."""
+    if address.space == NEVER_EDITED:
+        return f"{address} is in raw, which is never edited; import a new version instead."
+    if actor.is_agent:
+        return (
+            f"{actor.name} is an agent and may only read {address}; "
+            "suggest a change instead of editing."
+        )
+    return f"You can read {address} but not change it; suggest a change instead."
+
+
+# -- sharing --------------------------------------------------------------------------------
 
 
 def _check_may_share(mine: Rights, target: Address) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from codna.services import access, members, pages, suggestions, transfer
+from codna.services import access, changes, members, pages, suggestions, transfer
 from codna.services.context import database
 from codna.services.members import Member
 from codna.storage.schema import members as members_table
@@ -85,7 +85,7 @@ def build_demo() -> Member:
     pages.create_page(
         ada, address=SHOWCASE, title="0001 Pages are Markdown", body=_RECORD, tags=["decision"]
     )
-    pages.edit_page(
+    changes.edit_page(
         ben,
         address=SHOWCASE,
         edits=[
@@ -97,7 +97,7 @@ def build_demo() -> Member:
         ],
         summary="Add search to the consequences",
     )
-    pages.edit_page(
+    changes.edit_page(
         ada,
         address=SHOWCASE,
         edits=[
@@ -150,7 +150,7 @@ def _agent_suggests(ada: Member, ben: Member, agent: Member) -> None:
         edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}],
         reason="The team adopted this on 2026-11-27; the status line still says Proposed.",
     )
-    pages.edit_page(
+    changes.edit_page(
         ben,
         address="wiki:decisions/0002-agents-suggest",
         edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Under review"}],

@@ -3,6 +3,7 @@ they suggested. Who decides is computed when asked, from the grants as they are 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,12 +17,13 @@ from codna.services.addresses import Address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.events import Event
-from codna.services.links import LinkSuggestion, links_from_rows
+from codna.services.limits import INBOX, PENDING, check_limit, check_offset, is_id
+from codna.services.links import LinkSuggestion, link_views
 from codna.services.members import Member, names
 from codna.services.suggestion_views import Suggestion, views
-from codna.storage.schema import MAX_ID, edit_suggestions, link_suggestions, notifications, pages
+from codna.storage.records import LinkRow, SuggestionRow
+from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
 
-MAX_PAGE = 200
 KINDS = ("link", "change")
 
 
@@ -83,7 +85,7 @@ def _waiting(table: sa.Table, mine: Rights) -> tuple[sa.FromClause, list[sa.Colu
 
 def _page_of(
     conn: Connection, table: sa.Table, mine: Rights, *, limit: int, offset: int
-) -> tuple[int, list[sa.RowMapping]]:
+) -> tuple[int, Sequence[sa.RowMapping]]:
     joined, where = _waiting(table, mine)
     total = conn.execute(sa.select(sa.func.count()).select_from(joined).where(*where)).scalar_one()
     rows = (
@@ -98,21 +100,25 @@ def _page_of(
         .mappings()
         .all()
     )
-    return total, list(rows)
+    return total, rows
 
 
 def pending_decisions(
-    actor: Member, *, kind: str | None = None, limit: int = 50, offset: int = 0
+    actor: Member,
+    *,
+    kind: str | None = None,
+    limit: int = PENDING.default,
+    offset: int = 0,
 ) -> Pending:
     """Suggested links and changes that wait on the actor, on pages they can edit, newest first;
     each group paged by `limit` and `offset`. Raises InvalidRequest."""
     if kind is not None and kind not in KINDS:
         raise InvalidRequest(f"The kinds are {', '.join(KINDS)}.", field="kind")
-    if not 1 <= limit <= MAX_PAGE or offset < 0:
-        raise InvalidRequest(f"Ask for 1 to {MAX_PAGE} items from an offset of 0 or more.")
+    check_limit(limit, PENDING)
+    check_offset(offset)
     with database().read() as conn:
         mine = rights(conn, actor)
-        empty: tuple[int, list[sa.RowMapping]] = (0, [])
+        empty: tuple[int, Sequence[sa.RowMapping]] = (0, [])
         links_total, link_rows = (
             _page_of(conn, link_suggestions, mine, limit=limit, offset=offset)
             if kind in (None, "link")
@@ -125,17 +131,19 @@ def pending_decisions(
         )
         return Pending(
             total=links_total + changes_total,
-            suggested_links=LinkGroup(links_total, tuple(links_from_rows(conn, link_rows))),
+            suggested_links=LinkGroup(
+                links_total, tuple(link_views(conn, [LinkRow.of(r) for r in link_rows]))
+            ),
             suggested_changes=ChangeGroup(
-                changes_total, tuple(views(conn, change_rows, mine)) if change_rows else ()
+                changes_total, tuple(views(conn, [SuggestionRow.of(r) for r in change_rows], mine))
             ),
         )
 
 
-def inbox(actor: Member, *, limit: int = 20) -> Inbox:
+def inbox(actor: Member, *, limit: int = INBOX.default) -> Inbox:
     """The actor's inbox: suggested links and changes waiting on them, and decisions on what
-    they suggested, unread first."""
-    limit = max(1, min(limit, MAX_PAGE))
+    they suggested, unread first. Raises InvalidRequest (a bad limit)."""
+    check_limit(limit, INBOX)
     waiting = pending_decisions(actor, limit=limit)
     with database().read() as conn:
         rows = (
@@ -186,7 +194,7 @@ def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
     with database().write() as conn:
         where = [notifications.c.member_id == actor.id, notifications.c.read_at.is_(None)]
         if ids is not None:
-            where.append(notifications.c.id.in_([i for i in ids if 1 <= i <= MAX_ID]))
+            where.append(notifications.c.id.in_([i for i in ids if is_id(i)]))
         changed = [r.id for r in conn.execute(sa.select(notifications.c.id).where(*where)).all()]
         if changed:
             conn.execute(

@@ -10,14 +10,13 @@ from typing import Literal
 import sqlalchemy as sa
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import Duplicate, InvalidRequest, NotFound, ReadOnly, Unauthenticated
 from codna.markdown.limits import check_encodable
 from codna.services.clock import now
 from codna.services.context import database
 from codna.storage.database import inserted_id
-from codna.storage.records import Row
 from codna.storage.schema import agent_responsibles, members
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
@@ -53,7 +52,7 @@ class MemberDetails:
     responsible: tuple[str, ...]  # for an agent: the e-mails of the people responsible for it
 
 
-def member_from_row(row: Row) -> Member:
+def member_from_row(row: RowMapping) -> Member:
     return Member(
         id=row["id"],
         kind=row["kind"],

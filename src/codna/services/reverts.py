@@ -5,22 +5,13 @@ from __future__ import annotations
 from codna.errors import InvalidRequest, RevertConflict
 from codna.markdown.limits import check_body
 from codna.markdown.revert import undo
+from codna.services.access import access_page
 from codna.services.addresses import parse_address
+from codna.services.changes import Applied, EditResult, write_change
 from codna.services.context import database
-from codna.services.members import Member, names
-from codna.services.pages import Applied, EditResult, access_page, check_summary, write_revision
-from codna.services.revisions import Revision, revision_from_row, revision_row
-from codna.services.suggestions import mark_reverted
-
-
-def read_revision(actor: Member, *, address: str, version: int) -> Revision:
-    """One revision of a page, with its body. Raises NotFound."""
-    where = parse_address(address, want="page")
-    with database().read() as conn:
-        row, _ = access_page(conn, actor, where)
-        rev = revision_row(conn, row["id"], version, str(where))
-        author = names(conn, {rev["author_id"]}).get(rev["author_id"], "?")
-        return revision_from_row(rev, str(where), author, with_body=True)
+from codna.services.members import Member
+from codna.services.revisions import check_summary, revision_row
+from codna.services.suggestions import after_restore, after_revert
 
 
 def revert_revision(
@@ -35,33 +26,37 @@ def revert_revision(
     where = parse_address(address, want="page")
     summary = check_summary(summary)
     with database().write() as conn:
-        row, mine = access_page(conn, actor, where, need="edit", lock=True)
+        page, mine = access_page(conn, actor, where, need="edit", lock=True)
+        after = revision_row(conn, page.id, version, str(where))
         if version == 1:
             raise InvalidRequest(
                 "Version 1 created the page; there is nothing before it. Trash the page instead.",
                 field="version",
             )
-        after = revision_row(conn, row["id"], version, str(where))
-        before = revision_row(conn, row["id"], version - 1, str(where))
-        if version == row["version"]:
-            title, tags, body = before["title"], list(before["tags"]), before["body"]
+        before = revision_row(conn, page.id, version - 1, str(where))
+        if version == page.version:
+            undone = Applied(before.title, before.tags, before.body)
         else:
-            body = undo(before["body"], after["body"], row["body"])
-            title = _undo_value(before["title"], after["title"], row["title"], "title", version)
-            tags = [t for t in row["tags"] if t not in set(after["tags"]) - set(before["tags"])]
-            tags += [t for t in before["tags"] if t not in after["tags"] and t not in tags]
-        check_body(body)
-        if (body, title, tags) == (row["body"], row["title"], list(row["tags"])):
+            title = _undo_value(before.title, after.title, page.title, "title", version)
+            tags = [t for t in page.tags if t not in set(after.tags) - set(before.tags)]
+            tags += [t for t in before.tags if t not in after.tags and t not in tags]
+            undone = Applied(title, tuple(tags), undo(before.body, after.body, page.body))
+        check_body(undone.body)
+        if undone.same_as(page):
             raise InvalidRequest(
                 f"Undoing version {version} would change nothing on the page as it is now.",
                 field="version",
             )
-        after_revert = Applied(title=title, tags=tags, body=body)
-        summary = summary or f"Reverted version {version}"
-        result = write_revision(
-            conn, row, mine, actor, after=after_revert, summary=summary, kind="revert"
+        result = write_change(
+            conn,
+            page,
+            mine,
+            actor,
+            after=undone,
+            summary=summary or f"Reverted version {version}",
+            kind="revert",
         )
-        mark_reverted(conn, row["id"], version, result.page.version)
+        after_revert(conn, page.id, reverted=version, made=result.page.version)
         return result
 
 
@@ -86,18 +81,21 @@ def restore_version(
     where = parse_address(address, want="page")
     summary = check_summary(summary)
     with database().write() as conn:
-        row, mine = access_page(conn, actor, where, need="edit", lock=True)
-        old = revision_row(conn, row["id"], version, str(where))
-        if (old["body"], old["title"], list(old["tags"])) == (
-            row["body"],
-            row["title"],
-            list(row["tags"]),
-        ):
+        page, mine = access_page(conn, actor, where, need="edit", lock=True)
+        old = revision_row(conn, page.id, version, str(where))
+        restored = Applied(old.title, old.tags, old.body)
+        if restored.same_as(page):
             raise InvalidRequest(
                 f"{where} is as it was at version {version} already.", field="version"
             )
-        restored = Applied(title=old["title"], tags=list(old["tags"]), body=old["body"])
-        summary = summary or f"Restored version {version}"
-        return write_revision(
-            conn, row, mine, actor, after=restored, summary=summary, kind="revert"
+        result = write_change(
+            conn,
+            page,
+            mine,
+            actor,
+            after=restored,
+            summary=summary or f"Restored version {version}",
+            kind="revert",
         )
+        after_restore(conn, page.id, restored=version, made=result.page.version)
+        return result

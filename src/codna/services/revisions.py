@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -9,12 +10,17 @@ from typing import Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.errors import Conflict, NotFound
+from codna.errors import Conflict, NotFound, TooLarge
+from codna.markdown.limits import MAX_SUMMARY_CHARS, check_encodable, normalise_newlines
 from codna.services import search
+from codna.services.access import access_page
+from codna.services.addresses import parse_address
 from codna.services.clock import now
+from codna.services.context import database
+from codna.services.limits import is_id
 from codna.services.members import Member, names
-from codna.storage.records import Row
-from codna.storage.schema import MAX_ID, pages, revisions
+from codna.storage.records import PageRow, RevisionRow
+from codna.storage.schema import pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
 
@@ -34,65 +40,70 @@ class Revision:
     body: str | None = None
 
 
-def revision_from_row(row: Row, address: str, author: str, *, with_body: bool) -> Revision:
-    return Revision(
-        address=address,
-        version=row["version"],
-        title=row["title"],
-        tags=tuple(row["tags"]),
-        author=author,
-        summary=row["summary"],
-        kind=row["kind"],
-        created_at=row["created_at"],
-        body=row["body"] if with_body else None,
-    )
+def check_summary(summary: str | None) -> str | None:
+    """A revision's summary, trimmed (None for none). Raises InvalidRequest, TooLarge."""
+    if summary is None:
+        return None
+    check_encodable(summary, field="summary")
+    summary = normalise_newlines(summary).strip()
+    if len(summary) > MAX_SUMMARY_CHARS:
+        raise TooLarge(
+            f"The summary is {len(summary):,} characters; a summary has at most "
+            f"{MAX_SUMMARY_CHARS:,}.",
+            field="summary",
+            limit=MAX_SUMMARY_CHARS,
+        )
+    return summary or None
 
 
 def save_revision(
     conn: Connection,
-    page: Row,
+    page: PageRow,
     actor: Member,
     *,
     title: str,
-    tags: list[str],
+    tags: Sequence[str],
     body: str,
     summary: str,
     kind: RevisionKind,
-) -> int:
-    """Write the next version of a locked page row and its revision; returns the new version.
+) -> PageRow:
+    """Write the next version of a locked page row and its revision; returns the page's row
+    as saved.
 
     The update is a compare-and-set on the version the caller read, so a writer that did not
     lock the row cannot slip a lost update through. Raises Conflict if the page moved on.
     """
-    version: int = page["version"] + 1
+    version = page.version + 1
     at = now()
-    updated = conn.execute(
-        pages.update()
-        .where(pages.c.id == page["id"], pages.c.version == page["version"])
-        .values(
-            title=title, tags=tags, body=body, version=version, updated_by=actor.id, updated_at=at
+    values = {"title": title, "tags": list(tags), "body": body}
+    updated = (
+        conn.execute(
+            pages.update()
+            .where(pages.c.id == page.id, pages.c.version == page.version)
+            .values(version=version, updated_by=actor.id, updated_at=at, **values)
+            .returning(*pages.c)
         )
-    ).rowcount
-    if updated != 1:
+        .mappings()
+        .first()
+    )
+    if updated is None:
         raise Conflict(
             "The page changed while this was being saved; read it again and retry.",
-            current_version=page["version"] + 1,
+            current_version=page.version + 1,
         )
     conn.execute(
         revisions.insert().values(
-            page_id=page["id"],
+            page_id=page.id,
             version=version,
-            title=title,
-            tags=tags,
-            body=body,
             author_id=actor.id,
             summary=summary,
             kind=kind,
             created_at=at,
+            **values,
         )
     )
-    search.index_page(conn, page["id"], title=title, tags=tags, body=body)
-    return version
+    search.index_page(conn, page.id, title=title, tags=list(tags), body=body)
+    return PageRow.of(updated)
 
 
 _REVISION = sa.select(revisions).where(
@@ -100,29 +111,56 @@ _REVISION = sa.select(revisions).where(
 )
 
 
-def revision_row(conn: Connection, page_id: int, version: int, address: str) -> Row:
-    if not 1 <= version <= MAX_ID:
+def revision_row(conn: Connection, page_id: int, version: int, address: str) -> RevisionRow:
+    """One version of a page. Raises NotFound (no such version)."""
+    found = None
+    if is_id(version):
+        found = conn.execute(_REVISION, {"page_id": page_id, "version": version}).mappings().first()
+    if found is None:
         raise NotFound(f"{address} has no version {version}.", field="version")
-    row = conn.execute(_REVISION, {"page_id": page_id, "version": version}).mappings().first()
-    if row is None:
-        raise NotFound(f"{address} has no version {version}.", field="version")
-    return row
+    return RevisionRow.of(found)
 
 
-def history_of(conn: Connection, page_id: int, address: str) -> list[Revision]:
-    """A page's revisions, newest first, without bodies."""
-    cols = [c for c in revisions.c if c.name != "body"]
-    rows = (
-        conn.execute(
-            sa.select(*cols)
-            .where(revisions.c.page_id == page_id)
-            .order_by(revisions.c.version.desc())
-        )
-        .mappings()
-        .all()
+def _revision(row: RevisionRow, address: str, author: str, *, with_body: bool) -> Revision:
+    return Revision(
+        address=address,
+        version=row.version,
+        title=row.title,
+        tags=row.tags,
+        author=author,
+        summary=row.summary,
+        kind=row.kind,
+        created_at=row.created_at,
+        body=row.body if with_body else None,
     )
-    authors = names(conn, {r["author_id"] for r in rows})
-    return [
-        revision_from_row(r, address, authors.get(r["author_id"], "?"), with_body=False)
-        for r in rows
-    ]
+
+
+def history(actor: Member, *, address: str) -> list[Revision]:
+    """A page's revisions, newest first, without bodies. Raises NotFound."""
+    where = parse_address(address, want="page")
+    with database().read() as conn:
+        page, _ = access_page(conn, actor, where)
+        rows = (
+            conn.execute(
+                sa.select(
+                    *(c for c in revisions.c if c.name != "body"), sa.literal("").label("body")
+                )
+                .where(revisions.c.page_id == page.id)
+                .order_by(revisions.c.version.desc())
+            )
+            .mappings()
+            .all()
+        )
+        found = [RevisionRow.of(r) for r in rows]
+        authors = names(conn, {r.author_id for r in found})
+    return [_revision(r, str(where), authors.get(r.author_id, "?"), with_body=False) for r in found]
+
+
+def read_revision(actor: Member, *, address: str, version: int) -> Revision:
+    """One revision of a page, with its body. Raises NotFound."""
+    where = parse_address(address, want="page")
+    with database().read() as conn:
+        page, _ = access_page(conn, actor, where)
+        row = revision_row(conn, page.id, version, str(where))
+        author = names(conn, {row.author_id}).get(row.author_id, "?")
+    return _revision(row, str(where), author, with_body=True)

@@ -15,14 +15,14 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import InvalidEdit, NoLongerApplies
 from codna.markdown.edits import parse_edits
+from codna.services.changes import Applied, Change, apply_change
 from codna.services.context import database
-from codna.services.pages import Applied, Change, apply_change
 from codna.storage.database import after_commit, is_writing
-from codna.storage.records import Row
+from codna.storage.records import PageHead, PageRow, SuggestionRow
 from codna.storage.schema import pages, suggestion_checks
 
 
@@ -36,21 +36,22 @@ class NotApplying:
     message: str
 
 
-def change_of(row: Mapping[Any, Any]) -> Change:
+def change_of(row: SuggestionRow) -> Change:
     """The suggestion's change, from its stored edits, title and tag changes."""
     return Change(
-        edits=tuple(parse_edits(row["edits"])) if row["edits"] else (),
-        title=row["title"],
-        tags_add=tuple(row["tags_add"]),
-        tags_remove=tuple(row["tags_remove"]),
+        edits=tuple(parse_edits(list(row.edits))) if row.edits else (),
+        title=row.title,
+        tags_add=row.tags_add,
+        tags_remove=row.tags_remove,
     )
 
 
-def apply_suggestion(page: Mapping[Any, Any], row: Mapping[Any, Any]) -> Applied:
+def apply_suggestion(page: PageRow, row: SuggestionRow) -> Applied:
     """The page after the suggestion, as the page is now. Raises NoLongerApplies."""
-    if row["title"] is not None and page["title"] != row["title_was"]:
+    if row.title is not None and page.title != row.title_was:
         raise NoLongerApplies(
-            f"The title is no longer '{row['title_was']}', the title this suggestion replaces.",
+            f"The title is no longer '{row.title_was}', the title this suggestion replaces; "
+            "only rejecting is left.",
             edit_index=None,
             reason="title_changed",
         )
@@ -58,14 +59,14 @@ def apply_suggestion(page: Mapping[Any, Any], row: Mapping[Any, Any]) -> Applied
         return apply_change(page, change_of(row))
     except InvalidEdit as error:
         raise NoLongerApplies(
-            f"It no longer applies: {error.message}",
+            f"{error.message} Only rejecting is left.",
             edit_index=error.fields.get("edit_index"),
             op=error.fields.get("op"),
             reason=error.fields.get("reason"),
         ) from None
 
 
-def _check(page: Mapping[Any, Any], row: Mapping[Any, Any]) -> NotApplying | None:
+def _check(page: PageRow, row: SuggestionRow) -> NotApplying | None:
     try:
         apply_suggestion(page, row)
     except NoLongerApplies as refusal:
@@ -79,7 +80,7 @@ def _check(page: Mapping[Any, Any], row: Mapping[Any, Any]) -> NotApplying | Non
 
 
 def checks_for(
-    conn: Connection, rows: Sequence[Mapping[Any, Any]], by_page: Mapping[int, Mapping[Any, Any]]
+    conn: Connection, rows: Sequence[SuggestionRow], by_page: Mapping[int, PageHead]
 ) -> dict[int, NotApplying | None]:
     """For each of these pending suggestions, None if it applies to its page (in `by_page`,
     with or without its body) as the page is now, or why not."""
@@ -89,41 +90,44 @@ def checks_for(
         k["suggestion_id"]: k
         for k in conn.execute(
             sa.select(suggestion_checks).where(
-                suggestion_checks.c.suggestion_id.in_({r["id"] for r in rows})
+                suggestion_checks.c.suggestion_id.in_({r.id for r in rows})
             )
         ).mappings()
     }
     found: dict[int, NotApplying | None] = {}
     stale = []
     for row in rows:
-        known = kept.get(row["id"])
-        if known is not None and known["page_version"] == by_page[row["page_id"]]["version"]:
-            found[row["id"]] = None if known["applies"] else _from_kept(known)
+        known = kept.get(row.id)
+        if known is not None and known["page_version"] == by_page[row.page_id].version:
+            found[row.id] = None if known["applies"] else _from_kept(known)
         else:
             stale.append(row)
     if stale:
-        bodies = _bodies(conn, {r["page_id"] for r in stale}, by_page)
+        bodies = _bodies(conn, {r.page_id for r in stale}, by_page)
         fresh = []
         for row in stale:
-            page = {**by_page[row["page_id"]], "body": bodies[row["page_id"]]}
-            found[row["id"]] = problem = _check(page, row)
-            fresh.append(_kept(row["id"], page["version"], problem))
+            page = bodies[row.page_id]
+            found[row.id] = problem = _check(page, row)
+            fresh.append(_kept(row.id, page.version, problem))
         remember(conn, fresh)
     return found
 
 
 def _bodies(
-    conn: Connection, page_ids: set[int], by_page: Mapping[int, Mapping[Any, Any]]
-) -> dict[int, str]:
-    bodies = {i: by_page[i]["body"] for i in page_ids if "body" in by_page[i]}
-    missing = page_ids - bodies.keys()
+    conn: Connection, page_ids: set[int], by_page: Mapping[int, PageHead]
+) -> dict[int, PageRow]:
+    """The pages with their bodies, read only for those `by_page` has without."""
+    known = {i: p for i in page_ids if isinstance(p := by_page[i], PageRow)}
+    missing = page_ids - known.keys()
     if missing:
         query = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(missing))
-        bodies.update({r.id: r.body for r in conn.execute(query)})
-    return bodies
+        for r in conn.execute(query):
+            head = by_page[r.id]
+            known[r.id] = PageRow(**{**vars(head), "body": r.body})
+    return known
 
 
-def _from_kept(known: Row) -> NotApplying:
+def _from_kept(known: RowMapping) -> NotApplying:
     return NotApplying(known["edit_index"], known["op"], known["reason"], known["message"])
 
 

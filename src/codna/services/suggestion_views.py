@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -18,7 +17,7 @@ from sqlalchemy.engine import Connection
 from codna.services.access import Rights
 from codna.services.addresses import Address
 from codna.services.suggestion_checks import NotApplying, checks_for
-from codna.settings import base_url
+from codna.storage.records import PageHead, SuggestionRow
 from codna.storage.schema import members, pages
 
 # A page as a suggestion's view needs it: everything but the body, read only where a check
@@ -35,7 +34,7 @@ class Suggestion:
     page_title: str
     base_version: int
     current_version: int
-    edits: tuple[dict[str, Any], ...]
+    edits: tuple[dict[str, str], ...]
     title: str | None
     title_was: str | None
     tags_add: tuple[str, ...]
@@ -52,105 +51,108 @@ class Suggestion:
     reverted_in_version: int | None
     diff: str
     created_at: datetime
-    url: str
     applies: bool | None  # for a pending one: do its edits apply to the page as it is now?
     not_applying: NotApplying | None
     note: str | None
     actions: tuple[str, ...]  # what the viewer may do now: accept, reject, withdraw
 
 
-def suggestion_url(suggestion_id: int) -> str:
-    return f"{base_url()}/api/v1/suggestions/{suggestion_id}"
+@dataclass(frozen=True)
+class _Who:
+    name: str
+    kind: str
+
+
+def who(conn: Connection, ids: set[int] | set[int | None]) -> dict[int, _Who]:
+    """Members' names and kinds by id, in one statement."""
+    wanted = {i for i in ids if i is not None}
+    if not wanted:
+        return {}
+    query = sa.select(members.c.id, members.c.name, members.c.kind).where(members.c.id.in_(wanted))
+    return {r.id: _Who(r.name, r.kind) for r in conn.execute(query)}
+
+
+def page_heads(conn: Connection, page_ids: set[int]) -> dict[int, PageHead]:
+    """Pages without their bodies, by id, in one statement."""
+    query = sa.select(*PAGE_COLUMNS).where(pages.c.id.in_(page_ids))
+    return {r["id"]: PageHead.of(r) for r in conn.execute(query).mappings()}
 
 
 def views(
     conn: Connection,
-    rows: Sequence[Mapping[Any, Any]],
+    rows: Sequence[SuggestionRow],
     mine: Rights,
     *,
-    page: Mapping[Any, Any] | None = None,
+    page: PageHead | None = None,
 ) -> list[Suggestion]:
-    """Suggestions as `mine.member` sees them, with a few queries for any number of rows
+    """Suggestions as `mine.member` sees them, with a few statements for any number of rows
     (`page`: the one page they are all on, as it is now, when the caller has it already).
     Whether a pending one still applies is read from what was kept for its page's version,
     and worked out only where nothing was kept for that version yet."""
-    if page is not None:
-        by_page = {page["id"]: page}
-    else:
-        query = sa.select(*PAGE_COLUMNS).where(pages.c.id.in_({r["page_id"] for r in rows}))
-        by_page = {r["id"]: r for r in conn.execute(query).mappings()}
-    people = {r["suggester_id"] for r in rows} | {r["decided_by"] for r in rows}
-    member_rows = conn.execute(
-        sa.select(members.c.id, members.c.name, members.c.kind).where(
-            members.c.id.in_(people - {None})
-        )
-    ).all()
-    by_member = {r.id: r for r in member_rows}
-    readable = {i for i, p in by_page.items() if _reads(mine, p)}
+    if not rows:
+        return []
+    by_page: Mapping[int, PageHead] = (
+        {page.id: page} if page is not None else page_heads(conn, {r.page_id for r in rows})
+    )
+    people = who(conn, {r.suggester_id for r in rows} | {r.decided_by for r in rows})
+    readable = {i for i, p in by_page.items() if mine.can_read(p.space, p.path, p.created_by)}
     checks = checks_for(
-        conn, [r for r in rows if r["status"] == "pending" and r["page_id"] in readable], by_page
+        conn, [r for r in rows if r.status == "pending" and r.page_id in readable], by_page
     )
     return [
-        _view(row, by_page[row["page_id"]], by_member, mine, row["page_id"] in readable, checks)
+        _view(row, by_page[row.page_id], people, mine, row.page_id in readable, checks)
         for row in rows
     ]
 
 
-def _reads(mine: Rights, page: Mapping[Any, Any]) -> bool:
-    return mine.can_decide(page["space"], page["path"], page["created_by"]) or mine.can_read(
-        page["space"], page["path"], page["created_by"]
-    )
-
-
 def _view(
-    row: Mapping[Any, Any],
-    page: Mapping[Any, Any],
-    by_member: dict[int, Any],
+    row: SuggestionRow,
+    page: PageHead,
+    people: dict[int, _Who],
     mine: Rights,
     reads: bool,
     checks: dict[int, NotApplying | None],
 ) -> Suggestion:
-    decides = mine.can_decide(page["space"], page["path"], page["created_by"])
-    mine_own = row["suggester_id"] == mine.member.id
-    pending = row["status"] == "pending"
-    problem = checks.get(row["id"]) if pending and reads else None
+    decides = mine.can_decide(page.space, page.path, page.created_by)
+    pending = row.status == "pending"
+    problem = checks.get(row.id) if pending and reads else None
     note = None
-    if pending and reads and problem is None and page["version"] != row["base_version"]:
+    if pending and reads and problem is None and page.version != row.base_version:
         note = (
-            f"Written against version {row['base_version']}; the page is at version "
-            f"{page['version']} now. Accepting applies the edits to version {page['version']}."
+            f"Written against version {row.base_version}; the page is at version "
+            f"{page.version} now. Accepting applies the edits to version {page.version}."
         )
     actions: list[str] = []
-    if pending and decides and page["trashed_at"] is None:
+    if pending and decides and not page.in_trash:
         actions += ["reject"] if problem else ["accept", "reject"]
-    if pending and mine_own:
+    if pending and row.suggester_id == mine.member.id:
         actions.append("withdraw")
-    suggester, decider = by_member[row["suggester_id"]], by_member.get(row["decided_by"])
+    suggester = people[row.suggester_id]
+    decider = people.get(row.decided_by) if row.decided_by is not None else None
     # A suggester who can no longer read the page sees only their suggestion's status.
     return Suggestion(
-        id=row["id"],
-        page=str(Address(page["space"], page["path"])),
-        page_title=page["title"] if reads else "",
-        base_version=row["base_version"],
-        current_version=page["version"] if reads else row["base_version"],
-        edits=tuple(row["edits"]) if reads else (),
-        title=row["title"] if reads else None,
-        title_was=row["title_was"] if reads else None,
-        tags_add=tuple(row["tags_add"]),
-        tags_remove=tuple(row["tags_remove"]),
-        reason=row["reason"],
+        id=row.id,
+        page=str(Address(page.space, page.path)),
+        page_title=page.title if reads else "",
+        base_version=row.base_version,
+        current_version=page.version if reads else row.base_version,
+        edits=row.edits if reads else (),
+        title=row.title if reads else None,
+        title_was=row.title_was if reads else None,
+        tags_add=row.tags_add,
+        tags_remove=row.tags_remove,
+        reason=row.reason,
         suggester=suggester.name,
         suggester_kind=suggester.kind,
-        via=row["via"],
-        status=row["status"],
+        via=row.via,
+        status=row.status,
         decided_by=decider.name if decider else None,
-        decided_at=row["decided_at"],
-        decision_reason=row["decision_reason"],
-        accepted_version=row["accepted_version"],
-        reverted_in_version=row["reverted_in_version"],
-        diff=row["diff"] if reads else "",
-        created_at=row["created_at"],
-        url=suggestion_url(row["id"]),
+        decided_at=row.decided_at,
+        decision_reason=row.decision_reason,
+        accepted_version=row.accepted_version,
+        reverted_in_version=row.reverted_in_version,
+        diff=row.diff if reads else "",
+        created_at=row.created_at,
         applies=(problem is None) if pending and reads else None,
         not_applying=problem,
         note=note,

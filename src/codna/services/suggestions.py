@@ -2,46 +2,46 @@
 (one ordinary revision, in the acceptor's name) or rejects them (for good).
 
 Anyone who can read a page may suggest, outside `raw`; only the suggester and the page's
-editors see a suggestion. Limits: 20 pending per suggester per page, 200 in all.
+editors see a suggestion. Limits: 20 pending per suggester per page, 200 in all. The lifecycle
+it shares with suggested links is decisions.py's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.errors import (
-    AlreadyDecided,
-    Duplicate,
-    InvalidRequest,
-    LimitReached,
-    NotFound,
-    ReadOnly,
-    RejectedBefore,
-)
-from codna.markdown.diff import unified_diff
+from codna.errors import InvalidEdit, InvalidRequest, LimitReached, ReadOnly
 from codna.markdown.edits import edits_to_wire
-from codna.services import events
-from codna.services.access import Rights, rights
-from codna.services.addresses import parse_address
+from codna.services import decisions, events
+from codna.services.access import Rights, access_page, read_only_message, rights
+from codna.services.addresses import Address, parse_address
 from codna.services.attribution import suggested_by
+from codna.services.changes import (
+    Applied,
+    Change,
+    EditsIn,
+    apply_change,
+    check_change,
+    page_diff,
+    save_change,
+)
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.links import check_reason
+from codna.services.decisions import CHANGES, check_decision, check_reason
+from codna.services.limits import SUGGESTIONS, check_limit
 from codna.services.members import Member, member_by_id_in
-from codna.services.pages import Change, access_page, apply_change, check_change, save_applied
 from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.database import inserted_id
-from codna.storage.records import Row
-from codna.storage.schema import MAX_ID, edit_suggestions, members, notifications, pages
+from codna.storage.records import PageRow, SuggestionRow
+from codna.storage.schema import edit_suggestions, members
 
 PER_PAGE_LIMIT = 20
 TOTAL_LIMIT = 200
@@ -74,7 +74,7 @@ def suggest_edit(
     actor: Member,
     *,
     address: str,
-    edits: object,
+    edits: EditsIn | None,
     reason: str,
     title: str | None = None,
     tags_add: Sequence[str] = (),
@@ -105,65 +105,63 @@ def suggest_edit(
                 .with_for_update(key_share=True)
             )
         page, mine = access_page(conn, actor, where)
-        if page["space"] == "raw":
-            raise ReadOnly(f"{where} is in raw, which is never edited; nothing is suggested there.")
-        base = page if base_version in (None, page["version"]) else _base(conn, page, base_version)
+        if not mine.can_suggest(page.space, page.path, page.created_by):
+            raise ReadOnly(read_only_message(where, actor), address=str(where))
+        # The same edits as a rejected suggestion are refused as such, even once their text
+        # has gone from the page: before they are tried.
+        _check_same_edits(conn, page.id, digest)
         after = apply_change(page, change)  # refused at once if it does not apply now
-        if (after.body, after.title, after.tags) == (
-            page["body"],
-            page["title"],
-            list(page["tags"]),
-        ):
+        if after.same_as(page):
             raise InvalidRequest("These edits leave the page as it is; nothing to suggest.")
-        on_base = after if base is page else apply_change(base, change)
-        diff = unified_diff(
-            base["body"],
-            on_base.body,
-            old_label=f"{where} v{base['version']}",
-            new_label=f"{where} suggested",
-        )
-        _check_same_edits(conn, page["id"], digest)
-        _check_limits(conn, actor, page["id"])
+        base, on_base = _on_base(conn, page, change, after, base_version)
+        diff = page_diff(base, on_base.body, new_label=f"{where} suggested")
+        _check_limits(conn, actor, page.id)
         if dry_run:
             return SuggestResult(saved=False, diff=diff, suggestion=None)
-        suggestion_id = _insert(
-            conn, actor, page, base["version"], change, checked_reason, diff, digest, via
-        )
-        applies_now(conn, suggestion_id, page["version"])
-        events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="insert")
-        [made] = views(conn, [_row(conn, suggestion_id)], mine, page=page)
-        return SuggestResult(saved=True, diff=diff, suggestion=made)
+        made = _insert(conn, actor, page, base.version, change, checked_reason, diff, digest, via)
+        applies_now(conn, made.id, page.version)
+        events.emit(conn, table="edit_suggestions", row_id=made.id, op="insert")
+        [view] = views(conn, [made], mine, page=page)
+        return SuggestResult(saved=True, diff=diff, suggestion=view)
 
 
-def _base(conn: Connection, page: Row, version: int | None) -> Mapping[Any, Any]:
-    if version is None or version < 1 or version > page["version"]:
+def _on_base(
+    conn: Connection, page: PageRow, change: Change, now_applied: Applied, version: int | None
+) -> tuple[PageRow, Applied]:
+    """The page at the version the suggester read, and the change applied to it."""
+    if version is None or version == page.version:
+        return page, now_applied
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version < page.version:
         raise InvalidRequest(
-            f"base_version is the version you read: 1 to {page['version']}.",
+            f"base_version is the version you read: 1 to {page.version}.",
             field="base_version",
-            current_version=page["version"],
+            current_version=page.version,
         )
-    old = revision_row(conn, page["id"], version, f"page {page['id']}")
-    return {
-        **page,
-        "body": old["body"],
-        "title": old["title"],
-        "tags": old["tags"],
-        "version": version,
-    }
+    old = revision_row(conn, page.id, version, str(Address(page.space, page.path)))
+    base = replace(page, title=old.title, tags=old.tags, body=old.body, version=version)
+    try:
+        return base, apply_change(base, change)
+    except InvalidEdit as error:
+        # It applies to the page as it is now, not to the version the suggester read.
+        raise InvalidEdit(
+            f"{error.message.removesuffix(' Copy it exactly from the page as it is now.')} "
+            f"That is in version {version}, your base_version; the edits apply to version "
+            f"{page.version}, the page as it is now. Suggest them against version "
+            f"{page.version} (read it again), or leave base_version out.",
+            **error.fields,
+            base_version=version,
+            current_version=page.version,
+        ) from None
 
 
 def _check_same_edits(conn: Connection, page_id: int, digest: str) -> None:
-    status = conn.execute(
-        sa.select(edit_suggestions.c.status).where(
-            edit_suggestions.c.page_id == page_id,
-            edit_suggestions.c.edits_hash == digest,
-            edit_suggestions.c.status.in_(["pending", "rejected"]),
-        )
-    ).scalar()
-    if status == "rejected":
-        raise RejectedBefore("The same edits were suggested on this page before and rejected.")
-    if status == "pending":
-        raise Duplicate("The same edits already wait for a decision on this page.")
+    decisions.check_not_open(
+        conn,
+        CHANGES,
+        edit_suggestions.c.page_id == page_id,
+        edit_suggestions.c.edits_hash == digest,
+        what="The same change to this page",
+    )
 
 
 def _check_limits(conn: Connection, actor: Member, page_id: int) -> None:
@@ -195,79 +193,39 @@ def _check_limits(conn: Connection, actor: Member, page_id: int) -> None:
 def _insert(
     conn: Connection,
     actor: Member,
-    page: Row,
+    page: PageRow,
     base_version: int,
     change: Change,
     reason: str,
     diff: str,
     digest: str,
     via: str | None,
-) -> int:
+) -> SuggestionRow:
     try:
         with conn.begin_nested():
-            return inserted_id(
-                conn.execute(
-                    edit_suggestions.insert().values(
-                        page_id=page["id"],
-                        base_version=base_version,
-                        edits=edits_to_wire(change.edits),
-                        title=change.title,
-                        title_was=page["title"] if change.title is not None else None,
-                        tags_add=list(change.tags_add),
-                        tags_remove=list(change.tags_remove),
-                        reason=reason,
-                        suggester_id=actor.id,
-                        via=via,
-                        status="pending",
-                        diff=diff,
-                        edits_hash=digest,
-                        created_at=now(),
-                    )
+            made = conn.execute(
+                edit_suggestions.insert().values(
+                    page_id=page.id,
+                    base_version=base_version,
+                    edits=edits_to_wire(change.edits),
+                    title=change.title,
+                    title_was=page.title if change.title is not None else None,
+                    tags_add=list(change.tags_add),
+                    tags_remove=list(change.tags_remove),
+                    reason=reason,
+                    suggester_id=actor.id,
+                    via=via,
+                    status="pending",
+                    diff=diff,
+                    edits_hash=digest,
+                    created_at=now(),
                 )
             )
     except sa.exc.IntegrityError:
         # Another suggester's same edits landed a moment ago: the unique index says so.
-        _check_same_edits(conn, page["id"], digest)
+        _check_same_edits(conn, page.id, digest)
         raise
-
-
-def _row(conn: Connection, suggestion_id: int) -> Row:
-    return (
-        conn.execute(sa.select(edit_suggestions).where(edit_suggestions.c.id == suggestion_id))
-        .mappings()
-        .one()
-    )
-
-
-def access_suggestion(
-    conn: Connection, actor: Member, suggestion_id: int, *, lock: bool = False
-) -> tuple[Row, Row, Rights]:
-    """The suggestion, its page and the actor's rights. Raises NotFound unless the actor is its
-    suggester or an editor of its page (as the grants are now)."""
-    missing = NotFound(f"There is no suggestion {suggestion_id}.", suggestion_id=suggestion_id)
-    if not 1 <= suggestion_id <= MAX_ID:
-        raise missing
-    # The page first, found through the suggestion, then the suggestion: the order every
-    # writer takes them in.
-    page_query = (
-        sa.select(pages)
-        .join(edit_suggestions, edit_suggestions.c.page_id == pages.c.id)
-        .where(edit_suggestions.c.id == suggestion_id)
-    )
-    query = sa.select(edit_suggestions).where(edit_suggestions.c.id == suggestion_id)
-    if lock:
-        page_query = page_query.with_for_update(key_share=True, of=pages)
-        query = query.with_for_update()
-    page = conn.execute(page_query).mappings().first()
-    row = conn.execute(query).mappings().first() if page is not None else None
-    if page is None or row is None:
-        raise missing
-    mine = rights(conn, actor)
-    if row["suggester_id"] != actor.id and not mine.can_decide(
-        page["space"], page["path"], page["created_by"]
-    ):
-        raise missing
-    return row, page, mine
+    return decisions.fetch(conn, CHANGES, inserted_id(made))
 
 
 def decide_edit_suggestion(
@@ -280,156 +238,108 @@ def decide_edit_suggestion(
     Raises NotFound, ReadOnly (cannot edit the page), AlreadyDecided, NoLongerApplies,
     InvalidRequest.
     """
-    if decision not in ("accept", "reject"):
-        raise InvalidRequest("The decision is accept or reject.", field="decision")
+    check_decision(decision)
     checked_reason = check_reason(reason, required=False)
     with database().write() as conn:
-        row, page, mine = access_suggestion(conn, actor, suggestion_id, lock=True)
-        if row["status"] != "pending":
-            raise AlreadyDecided(
-                f"Suggestion {suggestion_id} is {row['status']} already.", status=row["status"]
+
+        def accept(page: PageRow, row: SuggestionRow) -> PageRow:
+            after = apply_suggestion(page, row)  # NoLongerApplies: the edit and why
+            suggester = member_by_id_in(conn, row.suggester_id)
+            assert suggester is not None
+            summary = suggested_by(suggester, row.reason, via=row.via)
+            return save_change(
+                conn, page, actor, after=after, summary=summary, kind="accept_suggestion"
             )
-        if not mine.can_decide(page["space"], page["path"], page["created_by"]):
-            raise ReadOnly("Only someone who can edit the page decides on its suggestions.")
-        if page["trashed_at"] is not None:
-            raise NotFound(
-                f"The page of suggestion {suggestion_id} is in the trash; restore it first."
-            )
-        page_now: Mapping[Any, Any] = page
-        version = None
-        if decision == "accept":
-            page_now = _accept(conn, actor, row, page)
-            version = page_now["version"]
-        status = "accepted" if decision == "accept" else "rejected"
-        decided = {
-            "status": status,
-            "decided_by": actor.id,
-            "decided_at": now(),
-            "decision_reason": checked_reason,
-            "accepted_version": version,
-        }
-        changed = conn.execute(
-            edit_suggestions.update()
-            .where(edit_suggestions.c.id == suggestion_id, edit_suggestions.c.status == "pending")
-            .values(**decided)
-        ).rowcount
-        if changed != 1:  # cannot happen under the row lock; refuse rather than write twice
-            raise AlreadyDecided(f"Suggestion {suggestion_id} was decided meanwhile.")
-        events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="update")
-        _notify(conn, actor, row, status, checked_reason)
-        [seen] = views(conn, [{**row, **decided}], mine, page=page_now)
-        return seen
 
-
-def _accept(conn: Connection, actor: Member, row: Row, page: Row) -> Mapping[Any, Any]:
-    """Apply the suggestion to the page as it is, as one revision; the page after it."""
-    after = apply_suggestion(page, row)  # NoLongerApplies: the edit and why
-    suggester = member_by_id_in(conn, row["suggester_id"])
-    assert suggester is not None
-    summary = suggested_by(suggester, row["reason"], via=row["via"])
-    version = save_applied(
-        conn, page, actor, after=after, summary=summary, kind="accept_suggestion"
-    )
-    page_now = dict(page)
-    page_now.update(title=after.title, tags=after.tags, body=after.body, version=version)
-    return page_now
-
-
-def _notify(conn: Connection, actor: Member, row: Row, status: str, reason: str | None) -> None:
-    if row["suggester_id"] == actor.id:
-        return  # one's own decision needs no telling
-    note_id = inserted_id(
-        conn.execute(
-            notifications.insert().values(
-                member_id=row["suggester_id"],
-                kind="change_decided",
-                page_id=row["page_id"],
-                edit_suggestion_id=row["id"],
-                status=status,
-                reason=reason,
-                decided_by=actor.id,
-                created_at=now(),
-            )
+        row, page, mine = decisions.decide(
+            conn,
+            actor,
+            CHANGES,
+            suggestion_id,
+            decision=decision,
+            reason=checked_reason,
+            accept=accept,
         )
-    )
-    events.emit(conn, table="notifications", row_id=note_id, op="insert")
+        [view] = views(conn, [row], mine, page=page)
+        return view
 
 
 def withdraw_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
     """The suggester takes back a suggestion that still waits. Raises NotFound, ReadOnly
     (someone else's), AlreadyDecided."""
     with database().write() as conn:
-        row, page, mine = access_suggestion(conn, actor, suggestion_id, lock=True)
-        if row["suggester_id"] != actor.id:
-            raise ReadOnly("Only the member who made a suggestion can withdraw it.")
-        if row["status"] != "pending":
-            raise AlreadyDecided(
-                f"Suggestion {suggestion_id} is {row['status']} already.", status=row["status"]
-            )
-        conn.execute(
-            edit_suggestions.update()
-            .where(edit_suggestions.c.id == suggestion_id, edit_suggestions.c.status == "pending")
-            .values(status="withdrawn", decided_at=now())
-        )
-        events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="update")
-        [seen] = views(conn, [_row(conn, suggestion_id)], mine, page=page)
-        return seen
+        row, page, mine = decisions.withdraw(conn, actor, CHANGES, suggestion_id)
+        [view] = views(conn, [row], mine, page=page)
+        return view
 
 
 def read_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
     """One suggestion, for its suggester or an editor of its page. Raises NotFound."""
     with database().read() as conn:
-        row, page, mine = access_suggestion(conn, actor, suggestion_id)
-        [seen] = views(conn, [row], mine, page=page)
-        return seen
+        row, page, mine = decisions.access_item(conn, actor, CHANGES, suggestion_id)
+        [view] = views(conn, [row], mine, page=page)
+        return view
 
 
 def list_suggestions(
-    actor: Member, *, address: str | None = None, status: str | None = None, limit: int = 200
+    actor: Member,
+    *,
+    address: str | None = None,
+    status: str | None = None,
+    limit: int = SUGGESTIONS.default,
 ) -> list[Suggestion]:
     """A page's suggestions (all of them for its editors, one's own for anyone else), or
     without an address the caller's own, newest first. Raises NotFound, InvalidRequest."""
     if status is not None and status not in STATUSES:
         raise InvalidRequest(f"The statuses are {', '.join(STATUSES)}.", field="status")
+    check_limit(limit, SUGGESTIONS)
     with database().read() as conn:
         query = sa.select(edit_suggestions)
+        mine: Rights
         if address is not None:
-            page, mine = access_page(
-                conn, actor, parse_address(address, want="page"), in_trash=None
-            )
-            query = query.where(edit_suggestions.c.page_id == page["id"])
-            if not mine.can_decide(page["space"], page["path"], page["created_by"]):
+            where = parse_address(address, want="page")
+            page, mine = access_page(conn, actor, where, in_trash=None)
+            query = query.where(edit_suggestions.c.page_id == page.id)
+            if not mine.can_decide(page.space, page.path, page.created_by):
                 query = query.where(edit_suggestions.c.suggester_id == actor.id)
         else:
             mine = rights(conn, actor)
             query = query.where(edit_suggestions.c.suggester_id == actor.id)
         if status is not None:
             query = query.where(edit_suggestions.c.status == status)
-        rows = (
-            conn.execute(
-                query.order_by(
-                    edit_suggestions.c.created_at.desc(), edit_suggestions.c.id.desc()
-                ).limit(max(1, min(limit, 1000)))
-            )
-            .mappings()
-            .all()
-        )
-        return views(conn, rows, mine) if rows else []
+        newest = (edit_suggestions.c.created_at.desc(), edit_suggestions.c.id.desc())
+        found = conn.execute(query.order_by(*newest).limit(limit)).mappings().all()
+        return views(conn, [SuggestionRow.of(r) for r in found], mine)
 
 
-def mark_reverted(conn: Connection, page_id: int, version: int, reverted_in: int) -> None:
-    """Record, on the suggestion whose acceptance made `version`, the version that undid it."""
-    row = conn.execute(
-        sa.select(edit_suggestions.c.id).where(
-            edit_suggestions.c.page_id == page_id,
-            edit_suggestions.c.accepted_version == version,
-            edit_suggestions.c.status == "accepted",
-        )
-    ).first()
-    if row is not None:
+# -- what undoing revisions does to accepted suggestions -----------------------------------
+
+
+def after_revert(conn: Connection, page_id: int, *, reverted: int, made: int) -> None:
+    """Reverting version `reverted` as version `made`: the suggestion whose acceptance made
+    `reverted` is reverted in `made`; one that `reverted` had undone is back."""
+    _mark(conn, page_id, edit_suggestions.c.accepted_version == reverted, made)
+    _mark(conn, page_id, edit_suggestions.c.reverted_in_version == reverted, None)
+
+
+def after_restore(conn: Connection, page_id: int, *, restored: int, made: int) -> None:
+    """Restoring version `restored` as version `made`: what was accepted after `restored` is
+    undone in `made`; what `restored` held and was undone since is back."""
+    accepted = edit_suggestions.c.accepted_version
+    undone_in = edit_suggestions.c.reverted_in_version
+    _mark(conn, page_id, sa.and_(accepted > restored, undone_in.is_(None)), made)
+    _mark(conn, page_id, sa.and_(accepted <= restored, undone_in > restored), None)
+
+
+def _mark(
+    conn: Connection, page_id: int, which: sa.ColumnElement[bool], reverted_in: int | None
+) -> None:
+    table = edit_suggestions
+    where = (table.c.page_id == page_id, table.c.status == "accepted", which)
+    ids = conn.execute(sa.select(table.c.id).where(*where)).scalars().all()
+    if ids:
         conn.execute(
-            edit_suggestions.update()
-            .where(edit_suggestions.c.id == row.id)
-            .values(reverted_in_version=reverted_in)
+            table.update().where(table.c.id.in_(ids)).values(reverted_in_version=reverted_in)
         )
-        events.emit(conn, table="edit_suggestions", row_id=row.id, op="update")
+    for suggestion_id in ids:
+        events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="update")

@@ -1,4 +1,4 @@
-"""More rules of suggested changes through MCP on a real server: a stale suggestion names its
+"""More rules of suggested changes through MCP: a stale suggestion names its
 failing edit, accepting onto a moved-on page keeps the other edit, a revert shows in the
 suggester's list, and the 201st pending suggestion overall is refused."""
 
@@ -6,24 +6,26 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.conftest import Server, mcp_over_http, refusal, structured, unique
+from tests.conftest import InProcessServer, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio
 BODY = "**Status:** Proposed\n\n## Context\n\nSlow pages.\n\n## Decision\n\nCache them.\n"
 STATUS = [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}]
 
 
-async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(server: Server) -> None:
+async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(
+    app: InProcessServer,
+) -> None:
     address = unique("wiki:rules/")
-    server.create_page(address, BODY)
-    async with mcp_over_http(server, "agent") as agent:
+    app.create_page(address, BODY)
+    async with app.mcp("agent") as agent:
         made = structured(
             await agent.call_tool(
                 "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
             )
         )["suggestion"]
-    server.edit_page(address, [{"op": "replace", "old": "Proposed", "new": "Draft"}])
-    async with mcp_over_http(server, "writer") as editor:
+    app.edit_page(address, [{"op": "replace", "old": "Proposed", "new": "Draft"}])
+    async with app.mcp("writer") as editor:
         [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
             "result"
         ]
@@ -45,18 +47,18 @@ async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(server: 
 
 
 async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_is_reported(
-    server: Server,
+    app: InProcessServer,
 ) -> None:
     address = unique("wiki:rules/")
-    server.create_page(address, BODY)
-    async with mcp_over_http(server, "agent") as agent:
+    app.create_page(address, BODY)
+    async with app.mcp("agent") as agent:
         made = structured(
             await agent.call_tool(
                 "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
             )
         )["suggestion"]
-    server.edit_page(address, [{"op": "replace", "old": "Slow pages.", "new": "Very slow pages."}])
-    async with mcp_over_http(server, "writer") as editor:
+    app.edit_page(address, [{"op": "replace", "old": "Slow pages.", "new": "Very slow pages."}])
+    async with app.mcp("writer") as editor:
         [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
             "result"
         ]
@@ -73,7 +75,7 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
                 "revert_document", {"address": address, "version": accepted["accepted_version"]}
             )
         )
-    async with mcp_over_http(server, "agent") as agent:
+    async with app.mcp("agent") as agent:
         [mine] = structured(await agent.call_tool("list_suggestions", {"address": address}))[
             "result"
         ]
@@ -85,12 +87,12 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
 
 
 async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
-    server: Server,
+    app: InProcessServer,
 ) -> None:
     addresses = [unique("wiki:many/") for _ in range(20)]
     for address in addresses:
-        server.create_page(address, "Text.\n")
-    async with mcp_over_http(server, "reader") as reader:
+        app.create_page(address, "Text.\n")
+    async with app.mcp("reader") as reader:
         mine = structured(await reader.call_tool("list_suggestions", {"status": "pending"}))[
             "result"
         ]
@@ -118,7 +120,7 @@ async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
             )
         )
         assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
-        # Leave the shared server as it was for the reader's other tests.
+        # Leave the shared workspace as it was for the reader's other tests.
         left = structured(await reader.call_tool("list_suggestions", {"status": "pending"}))[
             "result"
         ]

@@ -1,33 +1,14 @@
-"""Suggested changes over MCP on a real server (Streamable HTTP), on SQLite and PostgreSQL:
-the ADR 0024 scenario end to end, and the rules an agent meets through its tools."""
+"""Suggested changes over MCP, with the SDK's own client through the app's whole ASGI stack,
+on SQLite and PostgreSQL: the ADR 0024 scenario end to end, and the rules an agent meets
+through its tools."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from tests.conftest import ENGINES
-from tests.server.conftest import (
-    Server,
-    fresh_database,
-    mcp_over_http,
-    refusal,
-    running_server,
-    seed,
-    structured,
-    unique,
-)
+from tests.conftest import InProcessServer, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=ENGINES)
-def engine_param(request: pytest.FixtureRequest) -> str:
-    engine: str = request.param
-    return engine
-
 
 RECORD = """\
 **Status:** Accepted · 2026-10-27
@@ -54,27 +35,22 @@ WHAT_CHANGED = [
 LIMITS = [{"op": "append", "text": "## Limits\n\nAt most 20 waiting per page."}]
 
 
-def decision_page(server: Server) -> str:
+def decision_page(app: InProcessServer) -> str:
     address = unique("wiki:decisions/")
-    server.create_page(address, RECORD, title="0024 Suggested changes")
+    app.create_page(address, RECORD, title="0024 Suggested changes")
     return address
 
 
-async def call(server: Server, role: str, tool: str, **arguments: Any) -> Any:
-    async with mcp_over_http(server, role) as client:
-        return await client.call_tool(tool, arguments)
-
-
-async def test_the_adr_scenario_end_to_end(server: Server) -> None:
+async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
     # An agent shared read-only on a decision page suggests two changes over MCP.
-    address = decision_page(server)
-    async with mcp_over_http(server, "agent") as agent:
+    address = decision_page(app)
+    async with app.mcp("agent") as agent:
         tools = {t.name for t in (await agent.list_tools()).tools}
         assert {"suggest_edit", "list_suggestions", "withdraw_suggestion"} <= tools
         assert "decide_edit_suggestion" not in tools
         edit = await agent.call_tool("edit_document", {"address": address, "edits": WHAT_CHANGED})
         assert refusal(edit)["code"] == "read_only"
-        first = structured(
+        made = structured(
             await agent.call_tool(
                 "suggest_edit",
                 {
@@ -83,16 +59,17 @@ async def test_the_adr_scenario_end_to_end(server: Server) -> None:
                     "reason": "add the What changed section",
                 },
             )
-        )["suggestion"]
+        )
+        first = made["suggestion"]
         second = structured(
             await agent.call_tool(
                 "suggest_edit",
                 {"address": address, "edits": LIMITS, "reason": "name the limits"},
             )
         )["suggestion"]
-    assert first["url"].endswith(f"/api/v1/suggestions/{first['id']}")
+    assert made["url"].endswith(f"/api/v1/suggestions/{first['id']}")
     # An editor sees them in pending_decisions with diffs ...
-    async with mcp_over_http(server, "writer") as editor:
+    async with app.mcp("writer") as editor:
         pending = structured(
             await editor.call_tool("pending_decisions", {"kind": "change", "limit": 200})
         )
@@ -130,7 +107,7 @@ async def test_the_adr_scenario_end_to_end(server: Server) -> None:
         ),
         (1, "create", "Wanda", "Created"),
     ]
-    async with mcp_over_http(server, "agent") as agent:
+    async with app.mcp("agent") as agent:
         # The agent's list_suggestions shows both statuses and the reason.
         listed = structured(await agent.call_tool("list_suggestions", {"address": address}))[
             "result"
@@ -152,9 +129,9 @@ async def test_the_adr_scenario_end_to_end(server: Server) -> None:
         }
 
 
-async def test_the_refusals_an_agent_meets_over_mcp(server: Server) -> None:
-    address = decision_page(server)
-    raw = server.import_raw(f"{unique('')}.md", "Source.\n")
+async def test_the_refusals_an_agent_meets_over_mcp(app: InProcessServer) -> None:
+    address = decision_page(app)
+    raw = app.import_raw(f"{unique('')}.md", "Source.\n")
     cases = [
         ({"address": address, "edits": LIMITS, "reason": ""}, "invalid_request"),
         (
@@ -168,7 +145,7 @@ async def test_the_refusals_an_agent_meets_over_mcp(server: Server) -> None:
         ({"address": raw["address"], "edits": LIMITS, "reason": "r"}, "read_only"),
         ({"address": "wiki:decisions/none-such", "edits": LIMITS, "reason": "r"}, "not_found"),
     ]
-    async with mcp_over_http(server, "agent") as agent:
+    async with app.mcp("agent") as agent:
         for arguments, code in cases:
             assert refusal(await agent.call_tool("suggest_edit", arguments))["code"] == code
         for n in range(20):
@@ -188,40 +165,13 @@ async def test_the_refusals_an_agent_meets_over_mcp(server: Server) -> None:
             await agent.call_tool("list_suggestions", {"address": address, "status": "pending"})
         )
         some = listed["result"][0]["id"]
-    async with mcp_over_http(server, "reader") as reader:  # another reader: it does not exist
+    async with app.mcp("reader") as reader:  # another reader: it does not exist
         seen = structured(await reader.call_tool("list_suggestions", {"address": address}))
         assert seen["result"] == []
         hidden = await reader.call_tool("withdraw_suggestion", {"suggestion_id": some})
         assert refusal(hidden)["code"] == "not_found"
-    async with mcp_over_http(server, "writer") as editor:  # an editor sees it, cannot withdraw it
+    async with app.mcp("writer") as editor:  # an editor sees it, cannot withdraw it
         assert (
             refusal(await editor.call_tool("withdraw_suggestion", {"suggestion_id": some}))["code"]
             == "read_only"
         )
-
-
-async def test_a_rejection_holds_after_a_restart(
-    engine_param: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    with fresh_database(engine_param, request, tmp_path_factory) as url:
-        workspace = seed(url, spare=())
-        logs: Path = tmp_path_factory.mktemp("restart")
-        with running_server(workspace, engine_param, logs) as first:
-            address = decision_page(first)
-            made = structured(
-                await call(
-                    first, "agent", "suggest_edit", address=address, edits=LIMITS, reason="r"
-                )
-            )
-            await call(
-                first,
-                "writer",
-                "decide_edit_suggestion",
-                suggestion_id=made["suggestion"]["id"],
-                decision="reject",
-            )
-        with running_server(workspace, engine_param, logs) as second:
-            again = await call(
-                second, "agent", "suggest_edit", address=address, edits=LIMITS, reason="again"
-            )
-            assert refusal(again)["code"] == "rejected_before"

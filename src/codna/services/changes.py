@@ -1,0 +1,190 @@
+"""Changes to a page: edits that name their text, a new title, tags to add and remove, applied
+all or none as one revision (SPEC 2). Accepting a suggestion or a link applies a change too."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from codna.errors import Conflict, InvalidRequest
+from codna.markdown.diff import unified_diff
+from codna.markdown.edits import Edit, apply_edits, edits_to_wire, parse_edits
+from codna.markdown.limits import check_body
+from codna.services.access import Rights, access_page
+from codna.services.addresses import Address, parse_address
+from codna.services.context import database
+from codna.services.members import Member
+from codna.services.pages import Page, check_tags, check_title, page_view
+from codna.services.revisions import RevisionKind, check_summary, save_revision
+from codna.storage.records import PageRow
+
+# Edits as a caller gives them: parsed, or in their wire form (`{"op": "replace", ...}`).
+EditsIn = Sequence[Edit] | Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change to a page as the edit language describes it: edits, a new title, tag changes."""
+
+    edits: tuple[Edit, ...] = ()
+    title: str | None = None
+    tags_add: tuple[str, ...] = ()
+    tags_remove: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A page's title, tags and body once a change is applied."""
+
+    title: str
+    tags: tuple[str, ...]
+    body: str
+
+    def same_as(self, page: PageRow) -> bool:
+        return (self.body, self.title, self.tags) == (page.body, page.title, page.tags)
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """What an edit made, or would make on a dry run (`saved` False, `page` unchanged)."""
+
+    page: Page
+    diff: str
+    summary: str
+    saved: bool
+
+
+def check_change(
+    edits: EditsIn | None,
+    *,
+    title: str | None = None,
+    tags_add: Sequence[str] = (),
+    tags_remove: Sequence[str] = (),
+) -> Change:
+    """Check what `edit_document` takes and make it a Change. Raises InvalidRequest, TooLarge."""
+    has_meta = title is not None or bool(tags_add) or bool(tags_remove)
+    if not edits and has_meta:
+        parsed: tuple[Edit, ...] = ()
+    else:
+        wire = [e if isinstance(e, Mapping) else edits_to_wire([e])[0] for e in edits or []]
+        parsed = tuple(parse_edits(wire))  # the one definition of an edit, for every caller
+    return Change(
+        edits=parsed,
+        title=check_title(title) if title is not None else None,
+        tags_add=check_tags(tags_add, field="tags_add"),
+        tags_remove=check_tags(tags_remove, field="tags_remove"),
+    )
+
+
+def apply_change(page: PageRow, change: Change) -> Applied:
+    """The page's title, tags and body after the change. Raises InvalidEdit, TooLarge."""
+    body = apply_edits(page.body, change.edits) if change.edits else page.body
+    check_body(body)
+    tags = [t for t in page.tags if t not in change.tags_remove]
+    tags += [t for t in change.tags_add if t not in tags]
+    return Applied(title=change.title or page.title, tags=tuple(tags), body=body)
+
+
+def page_diff(page: PageRow, body: str, *, new_label: str | None = None) -> str:
+    """The unified diff from the page's body to `body`, labelled with versions."""
+    address = Address(page.space, page.path)
+    return unified_diff(
+        page.body,
+        body,
+        old_label=f"{address} v{page.version}",
+        new_label=new_label or f"{address} v{page.version + 1}",
+    )
+
+
+def save_change(
+    conn: Connection,
+    page: PageRow,
+    actor: Member,
+    *,
+    after: Applied,
+    summary: str,
+    kind: RevisionKind,
+) -> PageRow:
+    """Save `after` as the next revision of the locked page; returns the page as saved."""
+    return save_revision(
+        conn,
+        page,
+        actor,
+        title=after.title,
+        tags=after.tags,
+        body=after.body,
+        summary=summary,
+        kind=kind,
+    )
+
+
+def write_change(
+    conn: Connection,
+    page: PageRow,
+    mine: Rights,
+    actor: Member,
+    *,
+    after: Applied,
+    summary: str,
+    kind: RevisionKind,
+) -> EditResult:
+    """Save `after` as the page's next revision and answer with the page and the diff."""
+    diff = page_diff(page, after.body)
+    saved = save_change(conn, page, actor, after=after, summary=summary, kind=kind)
+    return EditResult(page_view(conn, saved, mine), diff, summary, saved=True)
+
+
+def default_summary(change: Change) -> str:
+    parts = []
+    if change.edits:
+        n = len(change.edits)
+        parts.append(f"{n} edit{'s' if n != 1 else ''}")
+    if change.title:
+        parts.append("new title")
+    if change.tags_add or change.tags_remove:
+        parts.append("tags")
+    return "Edited: " + ", ".join(parts)
+
+
+def edit_page(
+    actor: Member,
+    *,
+    address: str,
+    edits: EditsIn | None,
+    title: str | None = None,
+    tags_add: Sequence[str] = (),
+    tags_remove: Sequence[str] = (),
+    summary: str | None = None,
+    base_version: int | None = None,
+    dry_run: bool = False,
+) -> EditResult:
+    """Apply edits that name their text (and a new title, tags to add or remove), all or none.
+
+    A dry run runs every check and returns the diff without saving. Raises InvalidRequest,
+    InvalidEdit, TooLarge, NotFound, ReadOnly, Conflict (a stale `base_version`).
+    """
+    where = parse_address(address, want="page")
+    change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove)
+    summary = check_summary(summary) or default_summary(change)
+    transaction = database().read() if dry_run else database().write()
+    with transaction as conn:
+        page, mine = access_page(conn, actor, where, need="edit", lock=not dry_run)
+        if base_version is not None and base_version != page.version:
+            raise Conflict(
+                f"{where} is at version {page.version}, not {base_version}; "
+                "read it again and redo the edits.",
+                current_version=page.version,
+            )
+        after = apply_change(page, change)
+        if after.same_as(page):
+            raise InvalidRequest(
+                "These edits leave the page as it is; nothing to save.", field="edits"
+            )
+        if dry_run:
+            return EditResult(
+                page_view(conn, page, mine), page_diff(page, after.body), summary, saved=False
+            )
+        return write_change(conn, page, mine, actor, after=after, summary=summary, kind="edit")

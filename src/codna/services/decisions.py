@@ -1,0 +1,222 @@
+"""The one lifecycle of what is suggested on a page, a change (ADR 0024) or a link (SPEC 3):
+seen by its suggester and the page's editors only; pending until an editor accepts or rejects
+it (one decision settles it for all, and the suggester is told) or its suggester withdraws it;
+a pending or rejected one blocks the same again on the page, so a rejection is durable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from codna.errors import (
+    AlreadyDecided,
+    Duplicate,
+    InvalidRequest,
+    NotFound,
+    ReadOnly,
+    RejectedBefore,
+    TooLarge,
+)
+from codna.markdown.limits import MAX_REASON_CHARS, check_encodable, normalise_newlines
+from codna.services import events
+from codna.services.access import Rights, rights
+from codna.services.clock import now
+from codna.services.limits import is_id
+from codna.services.members import Member
+from codna.storage.database import inserted_id
+from codna.storage.records import Decided, LinkRow, PageRow, SuggestionRow
+from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
+
+Item = TypeVar("Item", bound=Decided)
+DECISIONS = ("accept", "reject")
+
+
+@dataclass(frozen=True)
+class Kind(Generic[Item]):
+    """What is suggested: where it is kept, its record, how it is named and notified."""
+
+    table: sa.Table
+    record: type[Item]
+    noun: str  # "suggestion 7", "suggested link 7"
+    notification: str  # the kind of the suggester's notification of a decision
+    notification_column: str  # the notification's column that names it
+
+
+CHANGES = Kind(
+    edit_suggestions, SuggestionRow, "suggestion", "change_decided", "edit_suggestion_id"
+)
+LINKS = Kind(link_suggestions, LinkRow, "suggested link", "link_decided", "link_suggestion_id")
+
+
+def check_reason(reason: object, *, required: bool, field: str = "reason") -> str | None:
+    """A reason is a sentence or two, on one line: at most MAX_REASON_CHARS characters;
+    required where it must be. Raises InvalidRequest, TooLarge (limit)."""
+    if reason is None or (isinstance(reason, str) and not reason.strip()):
+        if required:
+            raise InvalidRequest(
+                "Say why, in a sentence or two: the reason is required.", field=field
+            )
+        return None
+    if not isinstance(reason, str):
+        raise InvalidRequest("A reason is text.", field=field)
+    check_encodable(reason, field=field)
+    reason = " ".join(normalise_newlines(reason).split())
+    if len(reason) > MAX_REASON_CHARS:
+        raise TooLarge(
+            f"The reason is {len(reason):,} characters; a reason has at most {MAX_REASON_CHARS}.",
+            field=field,
+            limit=MAX_REASON_CHARS,
+        )
+    return reason
+
+
+def check_decision(decision: str) -> str:
+    """Raises InvalidRequest unless the decision is accept or reject."""
+    if decision not in DECISIONS:
+        raise InvalidRequest("The decision is accept or reject.", field="decision")
+    return decision
+
+
+def check_not_open(
+    conn: Connection, kind: Kind[Item], *same: sa.ColumnElement[bool], what: str
+) -> None:
+    """Refuse what is already pending (Duplicate) or was rejected (RejectedBefore): the rows
+    of `kind` matching `same` that are pending or rejected. `what` names it in the refusal."""
+    status = conn.execute(
+        sa.select(kind.table.c.status).where(
+            *same, kind.table.c.status.in_(["pending", "rejected"])
+        )
+    ).scalar()
+    if status == "rejected":
+        raise RejectedBefore(f"{what} was rejected before; it is not suggested again.")
+    if status == "pending":
+        raise Duplicate(f"{what} waits for a decision already.")
+
+
+def fetch(conn: Connection, kind: Kind[Item], item_id: int) -> Item:
+    """One row of `kind`, as this transaction has it."""
+    query = sa.select(kind.table).where(kind.table.c.id == item_id)
+    return kind.record.of(conn.execute(query).mappings().one())
+
+
+def access_item(
+    conn: Connection, actor: Member, kind: Kind[Item], item_id: int, *, lock: bool = False
+) -> tuple[Item, PageRow, Rights]:
+    """The item, its page and the actor's rights; both rows locked when asked. Raises
+    NotFound unless the actor suggested it or decides on its page (as the grants are now)."""
+    missing = NotFound(f"There is no {kind.noun} {item_id}.", suggestion_id=item_id)
+    if not is_id(item_id):
+        raise missing
+    table = kind.table
+    # The page first, found through the item, then the item: the order every writer takes.
+    page_query = sa.select(pages).join(table, table.c.page_id == pages.c.id)
+    item_query = sa.select(table).where(table.c.id == item_id)
+    if lock:
+        page_query = page_query.with_for_update(key_share=True, of=pages)
+        item_query = item_query.with_for_update()
+    page = conn.execute(page_query.where(table.c.id == item_id)).mappings().first()
+    item = conn.execute(item_query).mappings().first() if page is not None else None
+    if page is None or item is None:
+        raise missing
+    row, on = kind.record.of(item), PageRow.of(page)
+    mine = rights(conn, actor)
+    if row.suggester_id != actor.id and not mine.can_decide(on.space, on.path, on.created_by):
+        raise missing
+    return row, on, mine
+
+
+def decide(
+    conn: Connection,
+    actor: Member,
+    kind: Kind[Item],
+    item_id: int,
+    *,
+    decision: str,
+    reason: str | None,
+    accept: Callable[[PageRow, Item], PageRow],
+) -> tuple[Item, PageRow, Rights]:
+    """Accept (`accept` applies it to the page as it is and returns the page as saved) or
+    reject a pending item, and tell its suggester; the item and its page afterwards.
+
+    Raises NotFound, ReadOnly (cannot edit the page), AlreadyDecided, and what `accept` raises.
+    """
+    row, page, mine = access_item(conn, actor, kind, item_id, lock=True)
+    if row.status != "pending":
+        raise AlreadyDecided(
+            f"The {kind.noun} {item_id} is {row.status} already.", status=row.status
+        )
+    if not mine.can_decide(page.space, page.path, page.created_by):
+        raise ReadOnly(f"Only someone who can edit the page decides on a {kind.noun}.")
+    if page.in_trash:
+        raise NotFound(f"The page of {kind.noun} {item_id} is in the trash; restore it first.")
+    if decision == "accept":
+        page = accept(page, row)
+    status = "accepted" if decision == "accept" else "rejected"
+    closed = _close(
+        conn,
+        kind,
+        item_id,
+        status=status,
+        decided_by=actor.id,
+        decision_reason=reason,
+        accepted_version=page.version if decision == "accept" else None,
+    )
+    if row.suggester_id != actor.id:  # one's own decision needs no telling
+        note_id = inserted_id(
+            conn.execute(
+                notifications.insert().values(
+                    {
+                        "member_id": row.suggester_id,
+                        "kind": kind.notification,
+                        "page_id": row.page_id,
+                        kind.notification_column: row.id,
+                        "status": status,
+                        "reason": reason,
+                        "decided_by": actor.id,
+                        "created_at": now(),
+                    }
+                )
+            )
+        )
+        events.emit(conn, table="notifications", row_id=note_id, op="insert")
+    return closed, page, mine
+
+
+def withdraw(
+    conn: Connection, actor: Member, kind: Kind[Item], item_id: int
+) -> tuple[Item, PageRow, Rights]:
+    """The suggester takes back a pending item. Raises NotFound, ReadOnly (someone else's),
+    AlreadyDecided."""
+    row, page, mine = access_item(conn, actor, kind, item_id, lock=True)
+    if row.suggester_id != actor.id:
+        raise ReadOnly(f"Only the member who made a {kind.noun} can withdraw it.")
+    if row.status != "pending":
+        raise AlreadyDecided(
+            f"The {kind.noun} {item_id} is {row.status} already.", status=row.status
+        )
+    return _close(conn, kind, item_id, status="withdrawn"), page, mine
+
+
+def _close(conn: Connection, kind: Kind[Item], item_id: int, **values: object) -> Item:
+    """Compare-and-set: the pending item becomes decided or withdrawn, exactly once; the
+    item as closed."""
+    table = kind.table
+    closed = (
+        conn.execute(
+            table.update()
+            .where(table.c.id == item_id, table.c.status == "pending")
+            .values(decided_at=now(), **values)
+            .returning(*table.c)
+        )
+        .mappings()
+        .first()
+    )
+    if closed is None:  # cannot happen under the row lock; refuse rather than write twice
+        raise AlreadyDecided(f"The {kind.noun} {item_id} was decided meanwhile.")
+    events.emit(conn, table=table.name, row_id=item_id, op="update")
+    return kind.record.of(closed)
