@@ -29,7 +29,7 @@ async def test_the_refusal_of_every_error_starts_with_its_code(app: InProcessSer
         error: CodnaError = kinds[kind]("A sentence.", limit=3)
         raise error
 
-    server.add_tool(fail)
+    server.tool_for("read")(fail)
     async with Client(server) as client:
         for name, kind in kinds.items():
             result = await client.call_tool("fail", {"kind": name})

@@ -14,16 +14,35 @@ BODY = "# Guide\n\nThe first line.\n\n## Limits\n\nAt most ten.\n\n## Notes\n\nS
 TWELVE = [{"op": "replace", "old": "At most ten.", "new": "At most twelve."}]
 
 
-async def test_a_person_sees_revert_document_and_an_agent_does_not(app: InProcessServer) -> None:
+async def test_an_agent_sees_the_tools_its_rights_allow_and_none_that_decide(
+    app: InProcessServer,
+) -> None:
     async with app.mcp("writer") as person, app.mcp("agent") as agent:
         people = {tool.name for tool in (await person.list_tools()).tools}
         agents = {tool.name for tool in (await agent.list_tools()).tools}
     both = {"read_document", "edit_document", "search_documents", "document_history"}
-    assert both | {"revert_document", "decide_link_suggestion"} <= people
-    assert both | {"create_document", "suggest_link"} <= agents
-    assert "revert_document" not in agents
+    assert both | {"revert_document", "decide_link_suggestion", "pending_decisions"} <= people
+    # An agent edits and reverts its own pages in output, so it has both tools.
+    assert both | {"create_document", "suggest_link", "revert_document"} <= agents
     assert not {name for name in agents if name.startswith("decide_")}
+    assert "pending_decisions" not in agents
     assert agents < people
+
+
+async def test_an_agent_reverts_a_revision_of_its_own_output_page(app: InProcessServer) -> None:
+    address = unique("output:runs/")
+    async with app.mcp("agent") as agent:
+        made = await agent.call_tool(
+            "create_document", {"address": address, "title": "Run", "body": BODY}
+        )
+        assert not made.is_error, made
+        await agent.call_tool("edit_document", {"address": address, "edits": TWELVE})
+        reverted = structured(
+            await agent.call_tool("revert_document", {"address": address, "version": 2})
+        )
+        page = structured(await agent.call_tool("read_document", {"address": address}))
+    assert reverted["saved"] and page["version"] == 3
+    assert "At most ten." in page["body"]
 
 
 async def test_a_page_one_cannot_read_looks_exactly_like_a_missing_one(
@@ -207,7 +226,7 @@ async def test_a_hidden_tool_called_by_an_agent_is_refused_exactly_like_an_unkno
     async with app.mcp("agent") as agent:
         unknown = await agent.call_tool("no_such_tool", arguments)
         assert unknown.is_error
-        for hidden in ("revert_document", "decide_link_suggestion"):
+        for hidden in ("pending_decisions", "decide_link_suggestion"):
             refused = await agent.call_tool(hidden, arguments)
             assert _without_name(refused, hidden) == _without_name(unknown, "no_such_tool")
     async with app.mcp("writer") as person:

@@ -79,7 +79,7 @@ async def test_an_agent_over_stdio_sees_fewer_tools_and_cannot_edit_a_shared_pag
     async with stdio(server, server.token("agent")) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         assert {"read_document", "edit_document"} <= tools
-        assert "revert_document" not in tools
+        assert "decide_edit_suggestion" not in tools and "pending_decisions" not in tools
         assert structured(await mcp.call_tool("read_document", {"address": address}))["body"] == (
             BODY
         )

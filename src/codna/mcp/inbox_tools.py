@@ -25,7 +25,7 @@ def register(server: CodnaMCP) -> None:
     def me() -> Member:
         return server.caller().member
 
-    @server.tool(annotations=SUGGEST)
+    @server.tool_for("suggest", annotations=SUGGEST)
     def suggest_link(
         address: AddressArg,
         target: Annotated[str, Field(description="The address of the page to link to.")],
@@ -41,7 +41,7 @@ def register(server: CodnaMCP) -> None:
             me(), address=address, target=target, reason=reason, anchor=anchor
         )
 
-    @server.tool(annotations=DECIDE)
+    @server.tool_for("decide", annotations=DECIDE)
     def decide_link_suggestion(
         suggestion_id: int,
         decision: Literal["accept", "reject"],
@@ -53,7 +53,7 @@ def register(server: CodnaMCP) -> None:
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
 
-    @server.tool(annotations=READ)
+    @server.tool_for("decide", annotations=READ)
     def pending_decisions(
         kind: Annotated[
             Literal["link", "change"] | None, Field(description="Only this kind.")
@@ -65,7 +65,7 @@ def register(server: CodnaMCP) -> None:
         changes (each with its diff and whether it still applies), newest first, with totals."""
         return inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
 
-    @server.tool(name="inbox", annotations=READ)
+    @server.tool_for("read", name="inbox", annotations=READ)
     def read_inbox(limit: Annotated[int, Field(ge=1, le=200)] = 20) -> Inbox:
         """Your inbox: what waits on you, and decisions (status and reason) on what you
         suggested. Check it to learn what was taken or rejected."""

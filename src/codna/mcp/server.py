@@ -1,8 +1,10 @@
 """The MCP server: who is calling, which tools they see, and refusals as tool errors.
 
 Over HTTP the caller is the bearer token's member, checked against the database on every
-request; over stdio it is the member `codna mcp` was started for. An agent member sees only
-the tools it may use, and a hidden tool is refused exactly like one that does not exist.
+request; over stdio it is the member `codna mcp` was started for. Each tool names the action it
+needs (access.Action); a member sees the tools whose action some page could allow it
+(access.may_ever, the rules every check uses), and a hidden tool is refused exactly like one
+that does not exist.
 """
 
 from __future__ import annotations
@@ -22,27 +24,10 @@ from pydantic import ValidationError
 
 from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated
 from codna.services import tokens
+from codna.services.access import Action, may_ever
 from codna.services.members import Member
 from codna.services.ratelimit import RateLimiter
 from codna.services.tokens import Caller
-
-# What an agent member may use: reading, and writing the pages it made in `output`.
-AGENT_TOOLS = frozenset(
-    {
-        "search_documents",
-        "list_documents",
-        "read_document",
-        "document_history",
-        "read_revision",
-        "create_document",
-        "edit_document",
-        "suggest_link",
-        "suggest_edit",
-        "list_suggestions",
-        "withdraw_suggestion",
-        "inbox",
-    }
-)
 
 INSTRUCTIONS = """\
 CoDNA is the team's Markdown wiki. Pages are addressed space:path (wiki:decisions/0024-x);
@@ -105,6 +90,19 @@ class CodnaMCP(MCPServer[Any]):
         self.limiter = limiter
         self.local = local
         self._tool_names: frozenset[str] | None = None  # known once asked; reset on a change
+        self.needs: dict[str, Action] = {}  # the action each tool needs
+
+    def tool_for(
+        self, action: Action, **options: Any
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """`tool(**options)` for a tool that needs `action` on some page."""
+        register = self.tool(**options)
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.needs[options.get("name") or fn.__name__] = action
+            return register(fn)
+
+        return decorator
 
     def add_tool(self, fn: Callable[..., Any], *args: Any, **options: Any) -> None:
         super().add_tool(fn, *args, **options)
@@ -123,9 +121,8 @@ class CodnaMCP(MCPServer[Any]):
     def caller(self) -> Caller:
         return current_caller(self.local)
 
-    @staticmethod
-    def may_use(member: Member, tool: str) -> bool:
-        return not member.is_agent or tool in AGENT_TOOLS
+    def may_use(self, member: Member, tool: str) -> bool:
+        return may_ever(member, self.needs[tool])
 
     async def list_tools(self) -> list[MCPTool]:
         member = self.caller().member

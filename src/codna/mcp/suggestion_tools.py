@@ -36,7 +36,7 @@ def register(server: CodnaMCP) -> None:
     def me() -> Member:
         return server.caller().member
 
-    @server.tool(annotations=SUGGEST)
+    @server.tool_for("suggest", annotations=SUGGEST)
     def suggest_edit(
         address: AddressArg,
         edits: Annotated[
@@ -70,7 +70,7 @@ def register(server: CodnaMCP) -> None:
         url = made.suggestion and f"{base_url()}/api/v1/suggestions/{made.suggestion.id}"
         return Suggested(made.saved, made.diff, made.suggestion, url or None)
 
-    @server.tool(annotations=READ)
+    @server.tool_for("read", annotations=READ)
     def list_suggestions(
         address: Annotated[
             str | None,
@@ -82,7 +82,7 @@ def register(server: CodnaMCP) -> None:
         it still applies. Check your own to learn what was accepted, rejected or reverted."""
         return suggestions.list_suggestions(me(), address=address, status=status)
 
-    @server.tool(annotations=DECIDE)
+    @server.tool_for("decide", annotations=DECIDE)
     def decide_edit_suggestion(
         suggestion_id: int,
         decision: Literal["accept", "reject"],
@@ -94,7 +94,7 @@ def register(server: CodnaMCP) -> None:
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
 
-    @server.tool(annotations=SUGGEST)
+    @server.tool_for("suggest", annotations=SUGGEST)
     def withdraw_suggestion(suggestion_id: int) -> Suggestion:
         """Take back a suggested change of yours that still waits."""
         return suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id)

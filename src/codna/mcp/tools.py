@@ -29,7 +29,7 @@ def register(server: CodnaMCP) -> None:
     def me() -> Member:
         return server.caller().member
 
-    @server.tool(annotations=READ)
+    @server.tool_for("read", annotations=READ)
     def search_documents(
         query: Annotated[str, Field(description="Words to find; every word must match.")],
         space: Annotated[str | None, Field(description="Only wiki, raw or output.")] = None,
@@ -38,7 +38,7 @@ def register(server: CodnaMCP) -> None:
         """Find pages by their words, best first. Use it to find what to read."""
         return search.search(me(), query=query, space=space, limit=limit)
 
-    @server.tool(annotations=READ)
+    @server.tool_for("read", annotations=READ)
     def list_documents(
         address: Annotated[
             str | None,
@@ -49,7 +49,7 @@ def register(server: CodnaMCP) -> None:
         """List the pages one can read in a space or folder, by address."""
         return pages.list_pages(me(), address=address, limit=limit)
 
-    @server.tool(annotations=READ)
+    @server.tool_for("read", annotations=READ)
     def read_document(
         address: AddressArg,
         version: Annotated[
@@ -60,17 +60,17 @@ def register(server: CodnaMCP) -> None:
         its version as base_version to edit_document."""
         return pages.read_page(me(), address=address, version=version)
 
-    @server.tool(annotations=READ)
+    @server.tool_for("read", annotations=READ)
     def document_history(address: AddressArg) -> list[Revision]:
         """A page's revisions, newest first: version, author, summary and what made each."""
         return revisions.history(me(), address=address)
 
-    @server.tool(annotations=READ)
+    @server.tool_for("read", annotations=READ)
     def read_revision(address: AddressArg, version: Annotated[int, Field(ge=1)]) -> Revision:
         """One revision of a page with its full body."""
         return revisions.read_revision(me(), address=address, version=version)
 
-    @server.tool(annotations=WRITE)
+    @server.tool_for("create", annotations=WRITE)
     def create_document(
         address: AddressArg,
         title: str,
@@ -80,7 +80,7 @@ def register(server: CodnaMCP) -> None:
         """Create a new page. An agent may create pages in output only."""
         return pages.create_page(me(), address=address, title=title, body=body, tags=tags or [])
 
-    @server.tool(annotations=WRITE)
+    @server.tool_for("edit", annotations=WRITE)
     def edit_document(
         address: AddressArg,
         edits: Annotated[
@@ -114,7 +114,9 @@ def register(server: CodnaMCP) -> None:
             dry_run=dry_run,
         )
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+    @server.tool_for(
+        "edit", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True)
+    )
     def revert_document(
         address: AddressArg,
         version: Annotated[int, Field(ge=1, description="The revision to undo (or restore).")],
