@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import click
 
@@ -11,21 +10,25 @@ from codna.cli import suggestions as suggestions_cli
 from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
 from codna.cli.server import mcp_stdio, serve, token
-from codna.services import access, demo, members, pages, revisions, search, suggestions, transfer
+from codna.cli.transfer import export, import_
+from codna.services import access, context, demo, members, pages, revisions, search, suggestions
 from codna.services.members import Member
 
 
 @click.group()
 @click.version_option(package_name="codna")
 def cli() -> None:
-    """CoDNA: a Markdown wiki for a team and its agents. Every command reads
-    CODNA_DATABASE_URL (default: an SQLite file in ./data)."""
+    """CoDNA: a Markdown wiki for a team and its agents. Every command works on the
+    workspace in CODNA_DATABASE_URL (default: the SQLite file data/codna.db); only `init` and
+    `demo` make one."""
 
 
 cli.add_command(page)
 cli.add_command(serve)
 cli.add_command(mcp_stdio)
 cli.add_command(token)
+cli.add_command(import_)
+cli.add_command(export)
 for _command in (
     suggestions_cli.suggest,
     suggestions_cli.list_,
@@ -41,12 +44,17 @@ for _command in (
 @click.option("--admin-name", default="Admin", show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def init(admin_email: str, admin_password: str, admin_name: str, as_json: bool) -> None:
-    """Create the database and its first admin."""
+    """Make the workspace (its database, if need be) and its first admin."""
     with refusals(as_json):
+        context.database()  # opens the configured database, making it if it is not there
         admin = members.init_workspace(
             admin_email=admin_email, admin_password=admin_password, admin_name=admin_name
         )
-        Out(as_json).result(admin, f"Workspace ready; {admin.email} is its admin.")
+        where = context.location()
+        Out(as_json).result(
+            {"admin": admin, "database": where.url},
+            f"Made the workspace at {where}; {admin.email} is its admin.",
+        )
 
 
 @cli.group()
@@ -144,34 +152,6 @@ def grants_list(out: Out, actor: Callable[[], Member]) -> None:
     out.result(found, lambda: "\n".join(f"{g.level:5} {g.address:40} {g.member}" for g in found))
 
 
-@cli.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--into", "folder", default="raw", show_default=True, help="raw or a folder of it.")
-@command_options
-def import_(paths: tuple[Path, ...], folder: str, out: Out, actor: Callable[[], Member]) -> None:
-    """Import Markdown files (or folders of them) into raw."""
-    documents = []
-    for path in paths:
-        if path.is_dir():
-            for file in sorted(path.rglob("*.md")):
-                text = file.read_text(encoding="utf-8")
-                documents.append(transfer.Document(file.relative_to(path).as_posix(), text))
-        else:
-            documents.append(transfer.Document(path.name, path.read_text(encoding="utf-8")))
-    made = transfer.import_documents(actor(), documents=documents, folder=folder)
-    out.result(made, lambda: "\n".join(f"Imported {p.address}" for p in made))
-
-
-@cli.command()
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--address", help="Only this space, folder or page.")
-@command_options
-def export(directory: Path, address: str | None, out: Out, actor: Callable[[], Member]) -> None:
-    """Export the pages you can read as Markdown files with front matter."""
-    written = transfer.export_pages(actor(), directory=directory, address=address)
-    out.result(written, f"Exported {len(written)} pages to {directory}.")
-
-
 @cli.command("search")
 @click.argument("query")
 @click.option("--space", type=click.Choice(["wiki", "raw", "output"]))
@@ -195,10 +175,12 @@ def search_(
 def demo_(as_json: bool) -> None:
     """Build the demo workspace (once) and show a page and its history."""
     with refusals(as_json):
+        context.database()  # opens the configured database, making it if it is not there
         if not demo.demo_exists():
             demo.build_demo()
             click.echo(
-                f"Built the demo workspace: sign in as {demo.ADMIN_EMAIL} / {demo.ADMIN_PASSWORD}.",
+                f"Built the demo workspace at {context.location()}: sign in as "
+                f"{demo.ADMIN_EMAIL} / {demo.ADMIN_PASSWORD}.",
                 err=True,
             )
         ada = members.member_by_handle(demo.ADMIN_EMAIL)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,8 +14,8 @@ from typing import Any, TypeVar
 
 import click
 
-from codna.errors import CodnaError
-from codna.services import members
+from codna.errors import CodnaError, NotFound, Unauthenticated
+from codna.services import context, members
 from codna.services.members import Member
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -72,6 +73,7 @@ def command_options(func: F) -> F:
     @wraps(func)
     def wrapper(*args: Any, as_json: bool, as_member: str | None, **kwargs: Any) -> Any:
         with refusals(as_json):
+            require_workspace()
             return func(*args, out=Out(as_json), actor=lambda: acting(as_member), **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -80,6 +82,32 @@ def command_options(func: F) -> F:
 def acting(handle: str | None) -> Member:
     """The member a command acts as. Whoever runs the command holds the database already, so
     naming a member is enough; without `--as` it is the workspace's first admin."""
-    if handle:
-        return members.member_by_handle(handle)
-    return members.first_admin()
+    if not handle:
+        return members.first_admin()
+    member = members.member_by_handle(handle)
+    if member.disabled:
+        raise Unauthenticated(
+            f"{member.handle} is disabled and cannot act; an admin can enable them with "
+            f"`codna member enable {member.handle}`.",
+            member=member.handle,
+        )
+    return member
+
+
+def require_workspace() -> None:
+    """Open the workspace a command works on, creating nothing. Raises NotFound, saying where
+    it looked and how to choose another database or make one there."""
+    try:
+        context.open_workspace()
+    except NotFound as error:
+        default = (
+            ""
+            if os.environ.get("CODNA_DATABASE_URL")
+            else " CODNA_DATABASE_URL is not set, so that is the default: data/codna.db under "
+            "the current folder."
+        )
+        raise NotFound(
+            f"{error.message}{default} Set CODNA_DATABASE_URL to your workspace's database, "
+            "or run `codna init` to make a workspace there.",
+            **error.fields,
+        ) from None

@@ -6,10 +6,9 @@ from collections.abc import Callable
 
 import click
 
-from codna.cli.output import Out, command_options, refusals
+from codna.cli.output import Out, acting, command_options, refusals, require_workspace
 from codna.errors import InvalidRequest
-from codna.services import members, tokens
-from codna.services.context import database
+from codna.services import context, tokens
 from codna.services.members import Member
 from codna.services.tokens import Caller
 
@@ -23,14 +22,13 @@ def serve(host: str, port: int, workers: int) -> None:
     import uvicorn
 
     with refusals(False):
-        db = database()
-        if workers > 1 and db.is_sqlite:
+        if workers > 1 and context.location().engine == "sqlite":
             raise InvalidRequest(
                 "Several workers need PostgreSQL: SQLite serves one process. "
                 "Set CODNA_DATABASE_URL to a PostgreSQL database or use --workers 1.",
                 field="workers",
             )
-        db.migrate()
+        require_workspace()  # opens and migrates it; a server never makes a workspace
     click.echo(f"CoDNA on http://{host}:{port}/ — API at /api/v1, MCP at /mcp", err=True)
     uvicorn.run(
         "codna.app:create_app",
@@ -55,6 +53,7 @@ def mcp_stdio(token: str | None, as_member: str | None) -> None:
     with refusals(False):
         if bool(token) == bool(as_member):
             raise InvalidRequest("Give either --token or --as.", field="token")
+        require_workspace()
         if token:
             secret = token
             tokens.authenticate_token(secret)  # refuse a bad token before serving
@@ -62,7 +61,7 @@ def mcp_stdio(token: str | None, as_member: str | None) -> None:
             def local() -> Caller:
                 return tokens.authenticate_token(secret)  # revocation holds on the next call
         else:
-            member = members.member_by_handle(as_member or "")
+            member = acting(as_member or "")
 
             def local() -> Caller:
                 return Caller(member, 0)
@@ -90,15 +89,24 @@ def token_create(member_handle: str, name: str, out: Out, actor: Callable[[], Me
 
 @token.command("list")
 @click.argument("member_handle", metavar="MEMBER", required=False)
+@click.option("--all", "everyone", is_flag=True, help="Everyone's tokens (admins only).")
 @command_options
-def token_list(member_handle: str | None, out: Out, actor: Callable[[], Member]) -> None:
-    """List tokens (of MEMBER, or everyone's for `*`)."""
-    found = tokens.list_tokens(actor(), member=member_handle or "*")
+def token_list(
+    member_handle: str | None, everyone: bool, out: Out, actor: Callable[[], Member]
+) -> None:
+    """List your own tokens, those of MEMBER (an agent you are responsible for, or anyone's
+    for an admin), or with --all everyone's."""
+    if everyone and member_handle:
+        raise InvalidRequest("Give either MEMBER or --all, not both.", field="member")
+    found = tokens.list_tokens(actor(), member="*" if everyone else member_handle)
     out.result(
         found,
-        lambda: "\n".join(
-            f"{t.id:<5} {t.prefix}…  {t.member:30} {t.name:16} {'revoked' if t.revoked else ''}"
-            for t in found
+        lambda: (
+            "\n".join(
+                f"{t.id:<5} {t.prefix}…  {t.member:30} {t.name:16} {'revoked' * t.revoked}".rstrip()
+                for t in found
+            )
+            or "No tokens."
         ),
     )
 

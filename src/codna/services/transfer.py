@@ -1,6 +1,7 @@
-"""Import into `raw` and export to a folder of Markdown files with front matter.
+"""Import documents into `raw`, and export pages as Markdown documents with front matter.
 
-An export holds pages only: suggestions are not part of a page until accepted.
+Documents are names and texts: reading and writing files is the command line's part. An
+export holds pages only: suggestions are not part of a page until accepted.
 """
 
 from __future__ import annotations
@@ -8,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 import sqlalchemy as sa
 import yaml
 
-from codna.errors import InvalidRequest, ReadOnly
+from codna.errors import CodnaError, InvalidRequest, ReadOnly
 from codna.markdown.limits import check_body, normalise_newlines
 from codna.services.access import rights
 from codna.services.addresses import Address, parse_address
@@ -57,44 +58,89 @@ def _path_for(name: str) -> str:
     clean = [_UNSAFE.sub("-", p.lower()).strip("-.") for p in parts]
     clean = [c for c in clean if c]
     if not clean:
-        raise InvalidRequest(f"'{name}' does not make a page name.", field="name")
+        raise InvalidRequest("The name holds no letter or digit to name a page by.", field="name")
     return "/".join(clean)
 
 
-def import_documents(
-    actor: Member, *, documents: Sequence[Document], folder: str = "raw"
-) -> list[Page]:
-    """Import files into `raw` (under `folder`, e.g. `raw:sources/`), all or none.
-
-    A title comes from the front matter, else the first heading, else the file's name.
-    Raises InvalidRequest, TooLarge, ReadOnly, Duplicate (a page at that address exists).
-    """
+def import_folder(folder: str) -> Address:
+    """The folder of `raw` an import goes into (`raw`, or a folder such as `raw:sources/`).
+    Raises InvalidRequest."""
     target = parse_address(folder)
     if target.space != "raw" or target.kind == "page":
         raise InvalidRequest(
             "Imports go into raw or a folder of it, such as raw:sources/.", field="folder"
         )
+    return target
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """A document as it would be imported: where, its title and tags, and its body."""
+
+    name: str
+    address: Address
+    title: str
+    tags: tuple[str, ...]
+    body: str
+
+
+def _tags_of(value: Any) -> list[str]:
+    # `tags: research` is one tag; `tags: [a, b]` (or a YAML list) are several.
+    if value is None:
+        return []
+    if isinstance(value, str | int | float):
+        return [str(value)]
+    if isinstance(value, list | tuple) and all(isinstance(t, str | int | float) for t in value):
+        return [str(t) for t in value]
+    raise InvalidRequest("The front matter's tags are a word or a list of words.", field="tags")
+
+
+def parse_document(document: Document, *, folder: str = "raw") -> ParsedDocument:
+    """What importing `document` into `folder` would make, checked as the import checks it.
+
+    A title comes from the front matter, else the first heading, else the file's name. Each
+    refusal starts with the document's name. Raises InvalidRequest, TooLarge (document).
+    """
+    target = import_folder(folder)
+    try:
+        meta, body = split_front_matter(normalise_newlines(document.text))
+        check_body(body)
+        where = parse_address(f"raw:{target.path}{_path_for(document.name)}", want="page")
+        heading = _FIRST_HEADING.search(body)
+        title = meta.get("title") or (
+            heading.group(1) if heading else PurePosixPath(document.name).stem
+        )
+        tags = check_tags(_tags_of(meta.get("tags")))
+        return ParsedDocument(document.name, where, check_title(str(title)), tags, body)
+    except CodnaError as error:
+        raise type(error)(
+            f"{document.name}: {error.message}", **error.fields, document=document.name
+        ) from None
+
+
+def import_documents(
+    actor: Member, *, documents: Sequence[Document], folder: str = "raw"
+) -> list[Page]:
+    """Import documents into `raw` (under `folder`, e.g. `raw:sources/`), all or none, as
+    `parse_document` reads each.
+
+    Raises InvalidRequest, TooLarge, ReadOnly, Duplicate (a page at that address exists).
+    """
+    import_folder(folder)
     if not documents:
         raise InvalidRequest("There is nothing to import.", field="documents")
-    prepared = []
-    for doc in documents:
-        meta, body = split_front_matter(normalise_newlines(doc.text))
-        check_body(body)
-        where = parse_address(f"raw:{target.path}{_path_for(doc.name)}", want="page")
-        heading = _FIRST_HEADING.search(body)
-        title = meta.get("title") or (heading.group(1) if heading else PurePosixPath(doc.name).stem)
-        tags = meta.get("tags") or []
-        prepared.append(
-            (where, check_title(str(title)), list(check_tags([str(t) for t in tags])), body)
-        )
+    prepared = [parse_document(doc, folder=folder) for doc in documents]
     with database().write() as conn:
         mine = rights(conn, actor)
         made = []
-        for where, title, tags, body in prepared:
+        for doc in prepared:
+            where = doc.address
             if not mine.can_import(where.path):
                 raise ReadOnly(f"You cannot import into {where}.", address=str(where))
             made.append(
-                insert_page(conn, actor, mine, where, title, tags, body, "Imported", "import")
+                insert_page(
+                    conn, actor, mine, where, doc.title, doc.tags, doc.body, "Imported", "import"
+                )
             )
         return made
 
@@ -135,13 +181,3 @@ def export_documents(actor: Member, *, address: str | None = None) -> list[Expor
             )
         )
     return files
-
-
-def export_pages(actor: Member, *, directory: Path, address: str | None = None) -> list[str]:
-    """Write `export_documents` into `directory`; returns the addresses written."""
-    files = export_documents(actor, address=address)
-    for file in files:
-        target = directory / file.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file.text, encoding="utf-8")
-    return [file.address for file in files]

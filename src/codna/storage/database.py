@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from alembic import command
@@ -37,7 +38,9 @@ def database_url() -> str:
 class Database:
     """One database: its engine, and the two kinds of transaction the services use."""
 
-    def __init__(self, url: str, **engine_options: Any) -> None:
+    def __init__(self, url: str, *, create: bool = True, **engine_options: Any) -> None:
+        """The database at `url`. With `create=False` an SQLite file that is not there is never
+        made (nor its folder): connecting to it fails instead."""
         self.url = sa.make_url(url)
         if self.url.get_backend_name() == "postgresql" and self.url.drivername == "postgresql":
             self.url = self.url.set(drivername="postgresql+psycopg")
@@ -52,7 +55,7 @@ class Database:
         engine_options.setdefault("max_overflow", 20)
         engine_options.setdefault("pool_pre_ping", True)
         if self.dialect == "sqlite":
-            self.engine = _sqlite_engine(self.url, **engine_options)
+            self.engine = _sqlite_engine(self.url, create=create, **engine_options)
         else:
             self.engine = sa.create_engine(self.url, **engine_options)
 
@@ -128,9 +131,24 @@ def _transaction(conn: Connection, callbacks: list[Callable[[], None]]) -> Itera
         conn.info.pop(_AFTER_COMMIT, None)
 
 
-def _sqlite_engine(url: sa.URL, **engine_options: Any) -> Engine:
-    if url.database and url.database != ":memory:":
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+def sqlite_file(url: sa.URL) -> Path | None:
+    """The file an SQLite URL names, or None for an in-memory database."""
+    name = url.database
+    if not name or name == ":memory:" or name.startswith("file:"):
+        return None
+    return Path(name)
+
+
+def _sqlite_engine(url: sa.URL, *, create: bool, **engine_options: Any) -> Engine:
+    file = sqlite_file(url)
+    if file is not None and create:
+        file.parent.mkdir(parents=True, exist_ok=True)
+    elif file is not None:
+        # Opened as a URI with mode=rw, SQLite refuses a file that is not there rather than
+        # making an empty one, even if it vanished after the caller looked for it.
+        url = url.set(
+            database=f"file:{quote(str(file.absolute()))}", query={"mode": "rw", "uri": "true"}
+        )
     engine = sa.create_engine(url, **engine_options)
 
     @sa.event.listens_for(engine, "connect")
