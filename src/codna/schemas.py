@@ -1,14 +1,20 @@
-"""The wire shapes that the JSON API and MCP share: edits and the bodies of writing calls.
+"""The wire shapes that the JSON API and MCP share, described from the services' own rules.
 
-Only the shape is checked here; limits and meaning are the services' (one place for a rule).
+A shape here describes; the services decide. Edits are described by the edit language's own
+definition (`edits_schema`) and parsed by `parse_edits` in the services, so every interface
+refuses a bad edit with the same code, field, edit index and op. A list's `limit` is
+described from the services' windows and refused by them, never clamped or checked twice.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+
+from codna.markdown.edits import edits_schema
+from codna.services.limits import MAX_ID, Window
 
 _WHOLE_NUMBER = re.compile(r"\s*\+?[0-9]+\s*")
 
@@ -22,78 +28,35 @@ def _whole_number(value: object) -> object:
 
 # A version or an id as a caller sends it. One beyond what the database holds names nothing:
 # the services answer not_found for it, as for any other that does not exist.
-Version = Annotated[int, BeforeValidator(_whole_number)]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReplaceEdit(_Strict):
-    """`old` must occur exactly once; it becomes `new`."""
-
-    op: Literal["replace"]
-    old: str
-    new: str
-
-
-class InsertAfterEdit(_Strict):
-    """`text` goes right after the one occurrence of `anchor`."""
-
-    op: Literal["insert_after"]
-    anchor: str
-    text: str
-
-
-class InsertBeforeEdit(_Strict):
-    """`text` goes right before the one occurrence of `anchor`."""
-
-    op: Literal["insert_before"]
-    anchor: str
-    text: str
-
-
-class AppendEdit(_Strict):
-    """`text` goes at the end of the page, on a line of its own."""
-
-    op: Literal["append"]
-    text: str
-
-
-class ReplaceSectionEdit(_Strict):
-    """The content under `heading` (subsections too) becomes `body`; the heading stays.
-    Name a heading by its plain text, optionally with its level ("### Limits") or parents
-    ("Decision > Limits")."""
-
-    op: Literal["replace_section"]
-    heading: str
-    body: str
-
-
-class DeleteSectionEdit(_Strict):
-    """`heading` and everything under it go."""
-
-    op: Literal["delete_section"]
-    heading: str
-
-
-EditIn = Annotated[
-    ReplaceEdit
-    | InsertAfterEdit
-    | InsertBeforeEdit
-    | AppendEdit
-    | ReplaceSectionEdit
-    | DeleteSectionEdit,
-    Field(discriminator="op"),
+Version = Annotated[
+    int,
+    BeforeValidator(_whole_number),
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_ID}),
 ]
 
+# Edits in their wire form, as the edit language defines them; the services parse them.
+Edits = Annotated[Any, WithJsonSchema(edits_schema())]
 
-def edits_to_wire(edits: list[EditIn]) -> list[dict[str, Any]]:
-    return [edit.model_dump() for edit in edits]
+
+def window(bounds: Window, what: str) -> dict[str, Any]:
+    """The description and JSON Schema bounds of a `limit` over `bounds`, for Field or Query:
+    `Field(**window(PAGES, "pages"))`."""
+    return {
+        "description": f"How many {what} at most, 1 to {bounds.most}.",
+        "json_schema_extra": {"minimum": 1, "maximum": bounds.most},
+    }
 
 
-class TagChanges(_Strict):
+OFFSET: dict[str, Any] = {
+    "description": "How many to skip, for the next page of results.",
+    "json_schema_extra": {"minimum": 0, "maximum": MAX_ID},
+}
+
+
+class TagChanges(BaseModel):
     """Tags to add to the page and tags to remove from it."""
 
-    add: list[str] = Field(default_factory=list)
-    remove: list[str] = Field(default_factory=list)
+    model_config = ConfigDict(extra="forbid")
+
+    add: list[str] = Field(default_factory=list, description="Tags to add, such as ['perf'].")
+    remove: list[str] = Field(default_factory=list, description="Tags to remove.")

@@ -333,7 +333,12 @@ def test_a_text_field_over_the_limit_is_too_large_in_utf8_bytes(text: str, fits:
         return
     with pytest.raises(TooLarge) as refused:
         parse_edits(raw)
-    assert refused.value.fields == {"limit": MAX_TEXT_BYTES, "field": "new", "edit_index": 1}
+    assert refused.value.fields == {
+        "limit": MAX_TEXT_BYTES,
+        "field": "new",
+        "edit_index": 1,
+        "op": "replace",
+    }
 
 
 def test_a_body_over_the_limit_after_the_edits_is_too_large() -> None:

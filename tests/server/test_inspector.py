@@ -58,7 +58,7 @@ def test_the_inspector_lists_a_persons_tools_and_fewer_for_an_agent(server: Serv
     }
     assert {"read_document", "edit_document", "revert_document"} <= people
     assert {"read_document", "edit_document"} <= agents
-    assert "revert_document" not in agents
+    assert "revert_document" in agents and "decide_edit_suggestion" not in agents
     assert agents < people
 
 

@@ -85,11 +85,11 @@ async def test_an_agent_over_stdio_sees_fewer_tools_and_cannot_edit_a_shared_pag
         )
         error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
         assert error["code"] == "read_only"
-        hidden = await mcp.call_tool("revert_document", {"address": address, "version": 1})
+        hidden = await mcp.call_tool("decide_edit_suggestion", {"address": address, "version": 1})
         unknown = await mcp.call_tool("no_such_tool", {"address": address, "version": 1})
         assert hidden.is_error and unknown.is_error
         assert hidden.structured_content == unknown.structured_content
-        assert text_of(hidden).replace("revert_document", "NAME") == (
+        assert text_of(hidden).replace("decide_edit_suggestion", "NAME") == (
             text_of(unknown).replace("no_such_tool", "NAME")
         )
 

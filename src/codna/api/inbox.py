@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict
 from sse_starlette import EventSourceResponse
 
 from codna.api.auth import Reader, Writer
+from codna.schemas import OFFSET, window
 from codna.services import events, inbox, links
 from codna.services.inbox import Inbox, Pending
+from codna.services.limits import INBOX, PENDING
 from codna.services.links import LinkSuggestion
 from codna.services.members import Member
 
@@ -66,13 +68,18 @@ def withdraw_link(member: Writer, suggestion_id: int) -> LinkSuggestion:
 
 @router.get("/pending", summary="What waits on one's decision, newest first")
 def pending_decisions(
-    member: Reader, kind: str | None = None, limit: int = 50, offset: int = 0
+    member: Reader,
+    kind: str | None = None,
+    limit: Annotated[int, Query(**window(PENDING, "of each kind"))] = PENDING.default,
+    offset: Annotated[int, Query(**OFFSET)] = 0,
 ) -> Pending:
     return inbox.pending_decisions(member, kind=kind, limit=limit, offset=offset)
 
 
 @router.get("/inbox", summary="One's inbox: what waits, and decisions on what one suggested")
-def read_inbox(member: Reader, limit: int = 20) -> Inbox:
+def read_inbox(
+    member: Reader, limit: Annotated[int, Query(**window(INBOX, "items"))] = INBOX.default
+) -> Inbox:
     return inbox.inbox(member, limit=limit)
 
 

@@ -8,9 +8,10 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import EditIn, Version, edits_to_wire
+from codna.schemas import Edits, TagChanges, Version, window
 from codna.services import changes, pages, reverts, revisions, search, transfer
 from codna.services.changes import EditResult
+from codna.services.limits import PAGES, SEARCH
 from codna.services.pages import Page, PageSummary
 from codna.services.revisions import Revision
 from codna.services.search import SearchHit
@@ -35,10 +36,9 @@ class CreatePage(_Body):
 
 class EditPage(_Body):
     address: str
-    edits: list[EditIn] = Field(default_factory=list)
+    edits: Edits = None
     title: str | None = None
-    tags_add: list[str] = Field(default_factory=list)
-    tags_remove: list[str] = Field(default_factory=list)
+    tags: TagChanges = Field(default_factory=TagChanges)
     summary: str | None = None
     base_version: int | None = None
     dry_run: bool = False
@@ -46,7 +46,7 @@ class EditPage(_Body):
 
 class VersionOfPage(_Body):
     address: str
-    version: int
+    version: Version
     summary: str | None = None
 
 
@@ -82,7 +82,10 @@ def read_page(
 
 @router.get("/pages", summary="List pages one can read")
 def list_pages(
-    member: Reader, address: str | None = None, trash: bool = False, limit: int = 500
+    member: Reader,
+    address: str | None = None,
+    trash: bool = False,
+    limit: Annotated[int, Query(**window(PAGES, "pages"))] = PAGES.default,
 ) -> list[PageSummary]:
     return pages.list_pages(member, address=address, in_trash=trash, limit=limit)
 
@@ -94,8 +97,17 @@ def create_page(member: Writer, body: CreatePage) -> Page:
 
 @router.post("/page/edit", summary="Apply edits that name their text, all or none")
 def edit_page(member: Writer, body: EditPage) -> EditResult:
-    fields = body.model_dump(exclude={"edits"})
-    return changes.edit_page(member, edits=edits_to_wire(body.edits), **fields)
+    return changes.edit_page(
+        member,
+        address=body.address,
+        edits=body.edits,
+        title=body.title,
+        tags_add=body.tags.add,
+        tags_remove=body.tags.remove,
+        summary=body.summary,
+        base_version=body.base_version,
+        dry_run=body.dry_run,
+    )
 
 
 @router.get("/page/history", summary="A page's revisions, newest first")
@@ -104,7 +116,7 @@ def history(member: Reader, address: Address) -> list[Revision]:
 
 
 @router.get("/page/revision", summary="One revision with its body")
-def read_revision(member: Reader, address: Address, version: int) -> Revision:
+def read_revision(member: Reader, address: Address, version: Version) -> Revision:
     return revisions.read_revision(member, address=address, version=version)
 
 
@@ -136,7 +148,10 @@ def purge(member: Writer, body: AddressOnly) -> Purged:
 
 @router.get("/search", summary="Search the pages one can read")
 def search_pages(
-    member: Reader, q: str, space: str | None = None, limit: int = 20
+    member: Reader,
+    q: str,
+    space: str | None = None,
+    limit: Annotated[int, Query(**window(SEARCH, "results"))] = SEARCH.default,
 ) -> list[SearchHit]:
     return search.search(member, query=q, space=space, limit=limit)
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import EditIn, edits_to_wire
+from codna.schemas import Edits, TagChanges, Version, window
 from codna.services import suggestions
+from codna.services.limits import SUGGESTIONS
 from codna.services.suggestion_views import Suggestion
 from codna.services.suggestions import SuggestResult
 
@@ -20,12 +23,11 @@ class _Body(BaseModel):
 
 class SuggestEdit(_Body):
     address: str
-    edits: list[EditIn] = Field(default_factory=list)
+    edits: Edits = None
     reason: str
     title: str | None = None
-    tags_add: list[str] = Field(default_factory=list)
-    tags_remove: list[str] = Field(default_factory=list)
-    base_version: int | None = None
+    tags: TagChanges = Field(default_factory=TagChanges)
+    base_version: Version | None = None
     dry_run: bool = False
 
 
@@ -37,13 +39,24 @@ class Decide(_Body):
 @router.post("/suggestions", status_code=status.HTTP_201_CREATED, summary="Suggest a change")
 def suggest_edit(member: Writer, body: SuggestEdit) -> SuggestResult:
     return suggestions.suggest_edit(
-        member, edits=edits_to_wire(body.edits), **body.model_dump(exclude={"edits"})
+        member,
+        address=body.address,
+        edits=body.edits,
+        reason=body.reason,
+        title=body.title,
+        tags_add=body.tags.add,
+        tags_remove=body.tags.remove,
+        base_version=body.base_version,
+        dry_run=body.dry_run,
     )
 
 
 @router.get("/suggestions", summary="A page's suggestions, or one's own")
 def list_suggestions(
-    member: Reader, address: str | None = None, status: str | None = None, limit: int = 200
+    member: Reader,
+    address: str | None = None,
+    status: str | None = None,
+    limit: Annotated[int, Query(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
 ) -> list[Suggestion]:
     return suggestions.list_suggestions(member, address=address, status=status, limit=limit)
 

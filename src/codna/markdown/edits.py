@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import ClassVar, Literal
 
-from codna.errors import InvalidEdit, InvalidRequest, TooLarge
+from codna.errors import CodnaError, InvalidEdit, InvalidRequest, TooLarge
 from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
 from codna.markdown.pieces import PieceTable
 from codna.markdown.section_finder import SectionFinder
@@ -44,7 +44,7 @@ _Bounds = tuple[int, int, int]
 
 @dataclass(frozen=True, slots=True)
 class Replace:
-    """`old` occurs exactly once on the page; it becomes `new`."""
+    """`old` must occur exactly once on the page; it becomes `new`."""
 
     old: str
     new: str
@@ -79,7 +79,9 @@ class Append:
 
 @dataclass(frozen=True, slots=True)
 class ReplaceSection:
-    """The content under `heading` becomes `body`; the heading stays."""
+    """The content under `heading` (subsections too) becomes `body`; the heading stays.
+    Name a heading by its plain text, optionally with its level ("### Limits") or parents
+    ("Decision > Limits")."""
 
     heading: str
     body: str
@@ -88,7 +90,7 @@ class ReplaceSection:
 
 @dataclass(frozen=True, slots=True)
 class DeleteSection:
-    """`heading` and the content under it go."""
+    """`heading` and everything under it (subsections too) go."""
 
     heading: str
     op: ClassVar[Literal["delete_section"]] = "delete_section"
@@ -132,8 +134,10 @@ def _quote_names(names: Sequence[str]) -> str:
     return ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def _refuse(message: str, index: int) -> InvalidRequest:
-    return InvalidRequest(message, field="edits", edit_index=index)
+def _refuse(message: str, index: int, op: str | None = None) -> InvalidRequest:
+    if op is None:
+        return InvalidRequest(message, field="edits", edit_index=index)
+    return InvalidRequest(message, field="edits", edit_index=index, op=op)
 
 
 def _parse_one(item: object, index: int) -> Edit:
@@ -156,19 +160,25 @@ def _parse_one(item: object, index: int) -> Edit:
             f"{_quote_names(extra)}; {'an' if op[0] in 'ai' else 'a'} {op} takes "
             f"{_quote_names(names)}.",
             index,
+            op,
         )
     values: dict[str, str] = {}
     for name in names:
         if name not in item:
-            raise _refuse(f"Edit {index} ({op}) is missing the field '{name}'.", index)
+            raise _refuse(f"Edit {index} ({op}) is missing the field '{name}'.", index, op)
         value = item[name]
         if not isinstance(value, str):
             raise _refuse(
                 f"Edit {index} ({op}): the field '{name}' must be a string, not {_kind_of(value)}.",
                 index,
+                op,
             )
         value = normalise_newlines(value)
-        check_text(value, field=name, edit_index=index)
+        try:
+            check_text(value, field=name, edit_index=index)
+        except CodnaError as error:
+            error.fields["op"] = op  # every refusal of an edit names its op
+            raise
         values[name] = value
     return OPS[op](**values)
 
@@ -197,6 +207,32 @@ def parse_edits(raw: object) -> list[Edit]:
             field="edits",
         )
     return [_parse_one(item, index) for index, item in enumerate(raw)]
+
+
+def edits_schema() -> dict[str, object]:
+    """The JSON Schema of the wire form, made from the ops above: what the API and MCP show.
+    It describes; parse_edits decides (and refuses what the schema would, in its own words)."""
+    variants = []
+    for op, kind in OPS.items():
+        properties: dict[str, object] = {"op": {"const": op}}
+        properties.update({name: {"type": "string"} for name in _FIELDS[op]})
+        variants.append(
+            {
+                "title": op,
+                "description": " ".join((kind.__doc__ or "").split()),
+                "type": "object",
+                "properties": properties,
+                "required": ["op", *_FIELDS[op]],
+                "additionalProperties": False,
+            }
+        )
+    return {
+        "type": "array",
+        "description": "Edits that name their text, applied in order, all or none; at most "
+        f"{MAX_EDITS}. Never a whole body: quote the exact text to change or insert beside.",
+        "items": {"oneOf": variants},
+        "maxItems": MAX_EDITS,
+    }
 
 
 def edits_to_wire(edits: Sequence[Edit]) -> list[dict[str, str]]:

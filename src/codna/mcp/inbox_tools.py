@@ -9,14 +9,18 @@ from pydantic import Field
 
 from codna.mcp.server import CodnaMCP
 from codna.mcp.tools import READ, AddressArg
+from codna.schemas import OFFSET, window
 from codna.services import inbox, links
 from codna.services.inbox import Inbox, Pending
+from codna.services.limits import INBOX, MAX_REASON_CHARS, PENDING
 from codna.services.links import LinkSuggestion
 from codna.services.members import Member
 
 SUGGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
-ReasonArg = Annotated[str, Field(description="Why, in a sentence or two (at most 500 characters).")]
+ReasonArg = Annotated[
+    str, Field(description=f"Why, in a sentence or two (at most {MAX_REASON_CHARS} characters).")
+]
 
 
 def register(server: CodnaMCP) -> None:
@@ -58,15 +62,17 @@ def register(server: CodnaMCP) -> None:
         kind: Annotated[
             Literal["link", "change"] | None, Field(description="Only this kind.")
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=200)] = 50,
-        offset: Annotated[int, Field(ge=0)] = 0,
+        limit: Annotated[int, Field(**window(PENDING, "of each kind"))] = PENDING.default,
+        offset: Annotated[int, Field(**OFFSET)] = 0,
     ) -> Pending:
         """What waits on your decision on pages you can edit: suggested links and suggested
         changes (each with its diff and whether it still applies), newest first, with totals."""
         return inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
 
     @server.tool_for("read", name="inbox", annotations=READ)
-    def read_inbox(limit: Annotated[int, Field(ge=1, le=200)] = 20) -> Inbox:
+    def read_inbox(
+        limit: Annotated[int, Field(**window(INBOX, "items"))] = INBOX.default,
+    ) -> Inbox:
         """Your inbox: what waits on you, and decisions (status and reason) on what you
         suggested. Check it to learn what was taken or rejected."""
         return inbox.inbox(me(), limit=limit)

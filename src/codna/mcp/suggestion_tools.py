@@ -10,8 +10,9 @@ from pydantic import Field
 from codna.mcp.inbox_tools import DECIDE, SUGGEST, ReasonArg
 from codna.mcp.server import CodnaMCP
 from codna.mcp.tools import READ, AddressArg
-from codna.schemas import EditIn, TagChanges, edits_to_wire
+from codna.schemas import Edits, TagChanges, Version, window
 from codna.services import suggestions
+from codna.services.limits import SUGGESTIONS
 from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion
 from codna.settings import base_url
@@ -39,15 +40,12 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("suggest", annotations=SUGGEST)
     def suggest_edit(
         address: AddressArg,
-        edits: Annotated[
-            list[EditIn],
-            Field(description="The same edits edit_document takes: they name their text."),
-        ],
         reason: ReasonArg,
+        edits: Edits = None,
         title: Annotated[str | None, Field(description="A new title.")] = None,
         tags: Annotated[TagChanges | None, Field(description="Tags to add and remove.")] = None,
         base_version: Annotated[
-            int | None, Field(description="The version you read; default the current one.")
+            Version | None, Field(description="The version you read; default the current one.")
         ] = None,
         dry_run: Annotated[bool, Field(description="Run every check; save nothing.")] = False,
     ) -> Suggested:
@@ -59,7 +57,7 @@ def register(server: CodnaMCP) -> None:
         made = suggestions.suggest_edit(
             me(),
             address=address,
-            edits=edits_to_wire(edits),
+            edits=edits,
             reason=reason,
             title=title,
             tags_add=changes.add,
@@ -77,10 +75,11 @@ def register(server: CodnaMCP) -> None:
             Field(description="A page's suggestions (its editors see all); default your own."),
         ] = None,
         status: Annotated[Status | None, Field(description="Only those with this status.")] = None,
+        limit: Annotated[int, Field(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
     ) -> list[Suggestion]:
         """Suggested changes with their status, reason and decision; a pending one says whether
         it still applies. Check your own to learn what was accepted, rejected or reverted."""
-        return suggestions.list_suggestions(me(), address=address, status=status)
+        return suggestions.list_suggestions(me(), address=address, status=status, limit=limit)
 
     @server.tool_for("decide", annotations=DECIDE)
     def decide_edit_suggestion(

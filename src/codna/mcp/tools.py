@@ -8,9 +8,10 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from codna.mcp.server import CodnaMCP
-from codna.schemas import EditIn, TagChanges, edits_to_wire
+from codna.schemas import Edits, TagChanges, Version, window
 from codna.services import changes, pages, reverts, revisions, search
 from codna.services.changes import EditResult
+from codna.services.limits import PAGES, SEARCH
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.services.revisions import Revision
@@ -33,7 +34,7 @@ def register(server: CodnaMCP) -> None:
     def search_documents(
         query: Annotated[str, Field(description="Words to find; every word must match.")],
         space: Annotated[str | None, Field(description="Only wiki, raw or output.")] = None,
-        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+        limit: Annotated[int, Field(**window(SEARCH, "results"))] = SEARCH.default,
     ) -> list[SearchHit]:
         """Find pages by their words, best first. Use it to find what to read."""
         return search.search(me(), query=query, space=space, limit=limit)
@@ -44,7 +45,7 @@ def register(server: CodnaMCP) -> None:
             str | None,
             Field(description="A space (wiki), a folder (wiki:decisions/) or nothing for all."),
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=5000)] = 500,
+        limit: Annotated[int, Field(**window(PAGES, "pages"))] = PAGES.default,
     ) -> list[PageSummary]:
         """List the pages one can read in a space or folder, by address."""
         return pages.list_pages(me(), address=address, limit=limit)
@@ -53,7 +54,7 @@ def register(server: CodnaMCP) -> None:
     def read_document(
         address: AddressArg,
         version: Annotated[
-            int | None, Field(description="An older version; default the latest.")
+            Version | None, Field(description="An older version; default the latest.")
         ] = None,
     ) -> Page:
         """Read a page: title, tags, Markdown body and version. Read before you edit, and pass
@@ -66,7 +67,7 @@ def register(server: CodnaMCP) -> None:
         return revisions.history(me(), address=address)
 
     @server.tool_for("read", annotations=READ)
-    def read_revision(address: AddressArg, version: Annotated[int, Field(ge=1)]) -> Revision:
+    def read_revision(address: AddressArg, version: Version) -> Revision:
         """One revision of a page with its full body."""
         return revisions.read_revision(me(), address=address, version=version)
 
@@ -83,18 +84,12 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("edit", annotations=WRITE)
     def edit_document(
         address: AddressArg,
-        edits: Annotated[
-            list[EditIn],
-            Field(
-                description="Edits that name their text, applied in order, all or none. "
-                "Never a whole body: quote the exact text to replace or insert beside."
-            ),
-        ],
+        edits: Edits = None,
         title: Annotated[str | None, Field(description="A new title.")] = None,
         tags: Annotated[TagChanges | None, Field(description="Tags to add and remove.")] = None,
         summary: Annotated[str | None, Field(description="Why, for the history.")] = None,
         base_version: Annotated[
-            int | None,
+            Version | None,
             Field(description="The version you read; refused as conflict if the page moved on."),
         ] = None,
         dry_run: Annotated[bool, Field(description="Return the diff; save nothing.")] = False,
@@ -105,7 +100,7 @@ def register(server: CodnaMCP) -> None:
         return changes.edit_page(
             me(),
             address=address,
-            edits=edits_to_wire(edits),
+            edits=edits,
             title=title,
             tags_add=tag_changes.add,
             tags_remove=tag_changes.remove,
@@ -119,7 +114,7 @@ def register(server: CodnaMCP) -> None:
     )
     def revert_document(
         address: AddressArg,
-        version: Annotated[int, Field(ge=1, description="The revision to undo (or restore).")],
+        version: Annotated[Version, Field(description="The revision to undo (or restore).")],
         restore: Annotated[
             bool, Field(description="Make the page as it was at version instead of undoing it.")
         ] = False,

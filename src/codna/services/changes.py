@@ -3,9 +3,8 @@ all or none as one revision (SPEC 2). Accepting a suggestion or a link applies a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.engine import Connection
 
@@ -20,9 +19,6 @@ from codna.services.members import Member
 from codna.services.pages import Page, check_tags, check_title, page_view
 from codna.services.revisions import RevisionKind, check_summary, save_revision
 from codna.storage.records import PageRow
-
-# Edits as a caller gives them: parsed, or in their wire form (`{"op": "replace", ...}`).
-EditsIn = Sequence[Edit] | Sequence[Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -58,24 +54,27 @@ class EditResult:
 
 
 def check_change(
-    edits: EditsIn | None,
+    edits: object,
     *,
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),
 ) -> Change:
-    """Check what `edit_document` takes and make it a Change. Raises InvalidRequest, TooLarge."""
+    """Check what `edit_document` takes and make it a Change: `edits` parsed or in their wire
+    form (no edits, if a title or tags change). Raises InvalidRequest, TooLarge."""
     has_meta = title is not None or bool(tags_add) or bool(tags_remove)
-    if not edits and has_meta:
-        parsed: tuple[Edit, ...] = ()
-    else:
-        wire = [e if isinstance(e, Mapping) else edits_to_wire([e])[0] for e in edits or []]
-        parsed = tuple(parse_edits(wire))  # the one definition of an edit, for every caller
+    if edits is None or (edits == [] and has_meta):
+        edits = []
+    if isinstance(edits, list | tuple):
+        edits = [edits_to_wire([e])[0] if isinstance(e, Edit) else e for e in edits]
+    parsed: tuple[Edit, ...] = ()
+    if edits or not has_meta:
+        parsed = tuple(parse_edits(edits))  # the one definition of an edit, for every caller
     return Change(
         edits=parsed,
         title=check_title(title) if title is not None else None,
-        tags_add=check_tags(tags_add, field="tags_add"),
-        tags_remove=check_tags(tags_remove, field="tags_remove"),
+        tags_add=check_tags(tags_add, field="tags.add"),
+        tags_remove=check_tags(tags_remove, field="tags.remove"),
     )
 
 
@@ -153,7 +152,7 @@ def edit_page(
     actor: Member,
     *,
     address: str,
-    edits: EditsIn | None,
+    edits: object,
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),

@@ -13,13 +13,13 @@ from codna.errors import InvalidRequest
 from codna.services.access import rights
 from codna.services.addresses import SPACES, Address
 from codna.services.context import database
+from codna.services.limits import SEARCH, check_limit
 from codna.services.members import Member
 from codna.storage.schema import pages
 
 # The same expression as the migration's index, or PostgreSQL cannot use the index.
 _PG_VECTOR = "to_tsvector('english', pages.title || ' ' || left(pages.body, 500000))"
 _WORD = re.compile(r"\w+", re.UNICODE)
-MAX_RESULTS = 100
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def unindex_page(conn: Connection, page_id: int) -> None:
 
 
 def search(
-    actor: Member, *, query: str, space: str | None = None, limit: int = 20
+    actor: Member, *, query: str, space: str | None = None, limit: int = SEARCH.default
 ) -> list[SearchHit]:
     """Pages the actor can read that match every word of `query`, best first.
 
@@ -58,7 +58,7 @@ def search(
         raise InvalidRequest("Give at least one word to search for.", field="query")
     if space is not None and space not in SPACES:
         raise InvalidRequest(f"'{space}' is not a space.", field="space")
-    limit = max(1, min(limit, MAX_RESULTS))
+    check_limit(limit, SEARCH)
     with database().read() as conn:
         where = [rights(conn, actor).readable(), pages.c.trashed_at.is_(None)]
         if space:

@@ -25,7 +25,6 @@ from codna.services.attribution import suggested_by
 from codna.services.changes import (
     Applied,
     Change,
-    EditsIn,
     apply_change,
     check_change,
     page_diff,
@@ -74,7 +73,7 @@ def suggest_edit(
     actor: Member,
     *,
     address: str,
-    edits: EditsIn | None,
+    edits: object,
     reason: str,
     title: str | None = None,
     tags_add: Sequence[str] = (),
