@@ -94,7 +94,7 @@ async def test_an_agent_writes_the_output_pages_it_created(app: InProcessServer)
         edited = structured(
             await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE})
         )
-        assert edited["page"]["version"] == 2
+        assert edited["version"] == 2
         wiki = refusal(
             await mcp.call_tool(
                 "create_document", {"address": unique(), "title": "Not here", "body": BODY}

@@ -53,7 +53,7 @@ async def test_a_person_over_stdio_lists_every_tool_reads_and_edits_until_the_to
                 "edit_document", {"address": address, "edits": TWELVE, "base_version": 1}
             )
         )
-        assert saved["page"]["version"] == 2
+        assert saved["version"] == 2
         stale = refusal(
             await mcp.call_tool(
                 "edit_document", {"address": address, "edits": TWELVE, "base_version": 1}

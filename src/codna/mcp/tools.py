@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from mcp.types import ToolAnnotations
@@ -22,6 +23,24 @@ AddressArg = Annotated[
 ]
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What an edit, a revert or a restore did: the page's address and version after it,
+    whether it was saved (not on a dry run), the summary for the history and the diff. The
+    body is not repeated: read the page for it."""
+
+    address: str
+    version: int
+    saved: bool
+    summary: str
+    diff: str
+
+    @classmethod
+    def of(cls, result: EditResult) -> Changed:
+        page = result.page
+        return cls(page.address, page.version, result.saved, result.summary, result.diff)
 
 
 def register(server: CodnaMCP) -> None:
@@ -93,11 +112,11 @@ def register(server: CodnaMCP) -> None:
             Field(description="The version you read; refused as conflict if the page moved on."),
         ] = None,
         dry_run: Annotated[bool, Field(description="Return the diff; save nothing.")] = False,
-    ) -> EditResult:
+    ) -> Changed:
         """Change a page with edits that name their text. Use dry_run to see the diff first.
         A refused edit (invalid_edit) says which edit and why, and changes nothing."""
         tag_changes = tags or TagChanges()
-        return changes.edit_page(
+        edited = changes.edit_page(
             me(),
             address=address,
             edits=edits,
@@ -108,6 +127,7 @@ def register(server: CodnaMCP) -> None:
             base_version=base_version,
             dry_run=dry_run,
         )
+        return Changed.of(edited)
 
     @server.tool_for(
         "edit", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True)
@@ -119,8 +139,8 @@ def register(server: CodnaMCP) -> None:
             bool, Field(description="Make the page as it was at version instead of undoing it.")
         ] = False,
         summary: str | None = None,
-    ) -> EditResult:
+    ) -> Changed:
         """Undo one revision as a new revision, keeping what changed since; refused (conflict)
         where the text it changed has changed again. With restore, return to that version."""
         operation = reverts.restore_version if restore else reverts.revert_revision
-        return operation(me(), address=address, version=version, summary=summary)
+        return Changed.of(operation(me(), address=address, version=version, summary=summary))
