@@ -52,9 +52,9 @@ def test_export_writes_front_matter_and_body_and_leaves_out_the_trash(
     pages.create_page(team.writer, address="wiki:a/b", title="B: colon", body="Text\n", tags=["t"])
     pages.create_page(team.writer, address="wiki:gone", title="Gone")
     pages.trash_page(team.writer, address="wiki:gone")
-    written = transfer.export_pages(team.reader, directory=tmp_path)
-    assert written == ["wiki:a/b"]
-    meta, body = transfer.split_front_matter((tmp_path / "wiki" / "a" / "b.md").read_text())
+    [exported] = transfer.export_documents(team.reader)
+    assert (exported.address, exported.path) == ("wiki:a/b", "wiki/a/b.md")
+    meta, body = transfer.split_front_matter(exported.text)
     assert (meta["title"], meta["tags"], meta["address"], meta["version"], body) == (
         "B: colon",
         ["t"],
