@@ -1,12 +1,15 @@
-"""The size limits shared by edits and suggestions, and the newline rule.
+"""The size limits shared by edits and suggestions, the newline rule, and what text is.
 
 One set of numbers (SPEC 2): a page body is at most 1 MiB after the edits, a call carries at
 most 100 edits, each text field of an edit is at most 256 KiB. Bytes are UTF-8 bytes; the
-summary, reason and title limits count characters, because people write those.
+summary, reason and title limits count characters, because people write those. Every text
+field a caller sends is plain text (check_plain_text): no control characters, no lone
+surrogates.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from codna.errors import InvalidRequest, TooLarge
@@ -42,23 +45,52 @@ def _fits(text: str, limit: int) -> bool:
     return utf8_size(text) <= limit
 
 
-def check_encodable(value: str, *, field: str, edit_index: int | None = None) -> None:
-    """Refuse a text holding a lone surrogate (half of a UTF-16 pair, which JSON can spell):
-    it is not text and cannot be stored as UTF-8. Raises InvalidRequest (field, edit_index)."""
-    if value.isascii():
-        return
+# Not text in any field: every C0 control but tab and newline (line endings are normalised to
+# `\n` before a multi-line field is checked, so a carriage return left over is one too), DEL,
+# and the C1 controls. PostgreSQL cannot store NUL at all; the rest is invisible to a reader.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# The same test on the UTF-8 bytes, an order of magnitude faster on a large body than the
+# pattern above: deleting every byte that is not a C0 control or DEL leaves nothing, and no
+# C1 control (U+0080-U+009F, encoded as 0xC2 0x80-0x9F) is there.
+_NOT_C0_OR_DEL = bytes(range(0x20, 0x7F)) + b"\t\n" + bytes(range(0x80, 0x100))
+_C1_IN_UTF8 = re.compile(b"\xc2[\x80-\x9f]")
+
+
+def _where(field: str, edit_index: int | None) -> tuple[str, dict[str, Any]]:
+    """How a refusal names the field (and the edit it is in), and the fields it carries."""
+    if edit_index is None:
+        return f"The field '{field}'", {"field": field}
+    return f"Edit {edit_index}: the field '{field}'", {"field": field, "edit_index": edit_index}
+
+
+def check_plain_text(value: str, *, field: str, edit_index: int | None = None) -> None:
+    """Refuse a text holding what is not text: a lone surrogate (half of a UTF-16 pair, which
+    JSON can spell and UTF-8 cannot store) or a control character (see _CONTROL).
+
+    Raises InvalidRequest (field, edit_index when given, and `character`, like "U+0000", for a
+    control character).
+    """
     try:
-        value.encode("utf-8")
+        encoded = value.encode("utf-8")
     except UnicodeEncodeError:
-        fields: dict[str, Any] = {"field": field}
-        where = f"The field '{field}'"
-        if edit_index is not None:
-            fields["edit_index"] = edit_index
-            where = f"Edit {edit_index}: the field '{field}'"
+        where, fields = _where(field, edit_index)
         raise InvalidRequest(
             f"{where} holds a lone surrogate (half of a UTF-16 pair), which is not text.",
             **fields,
         ) from None
+    if not encoded.translate(None, _NOT_C0_OR_DEL) and (
+        value.isascii() or not _C1_IN_UTF8.search(encoded)
+    ):
+        return
+    found = _CONTROL.search(value)
+    assert found is not None  # the bytes held one
+    character = f"U+{ord(found.group()):04X}"
+    where, fields = _where(field, edit_index)
+    raise InvalidRequest(
+        f"{where} holds the control character {character}; remove it.",
+        **fields,
+        character=character,
+    )
 
 
 def check_body(body: str) -> None:
@@ -66,7 +98,7 @@ def check_body(body: str) -> None:
 
     Raises TooLarge (limit=MAX_BODY_BYTES, field="body"), InvalidRequest.
     """
-    check_encodable(body, field="body")
+    check_plain_text(body, field="body")
     if not _fits(body, MAX_BODY_BYTES):
         raise TooLarge(
             f"The page body would be {utf8_size(body):,} bytes; a page holds at most "
@@ -79,19 +111,15 @@ def check_body(body: str) -> None:
 def check_text(
     value: str, *, field: str, limit: int = MAX_TEXT_BYTES, edit_index: int | None = None
 ) -> None:
-    """Refuse a text field over `limit` UTF-8 bytes (MAX_TEXT_BYTES unless told).
+    """Refuse a text field over `limit` UTF-8 bytes (MAX_TEXT_BYTES unless told), or one
+    that is not text (check_plain_text).
 
-    Raises TooLarge (limit, field, and edit_index when given), or InvalidRequest (field,
-    edit_index) for a text holding a lone surrogate, which cannot be stored as UTF-8.
+    Raises TooLarge (limit, field, and edit_index when given), InvalidRequest.
     """
-    fields: dict[str, Any] = {"field": field}
-    where = f"The field '{field}'"
-    if edit_index is not None:
-        fields["edit_index"] = edit_index
-        where = f"Edit {edit_index}: the field '{field}'"
-    check_encodable(value, field=field, edit_index=edit_index)
+    check_plain_text(value, field=field, edit_index=edit_index)
     if _fits(value, limit):
         return
+    where, fields = _where(field, edit_index)
     raise TooLarge(
         f"{where} is {utf8_size(value):,} bytes; at most {limit:,} bytes are allowed.",
         limit=limit,
@@ -100,14 +128,15 @@ def check_text(
 
 
 def check_chars(value: str, *, field: str, limit: int) -> None:
-    """Refuse a text over `limit` characters (for a summary, a reason or a title).
+    """Refuse a text over `limit` characters (for a summary, a reason or a title), or one
+    that is not text (check_plain_text).
 
-    Raises TooLarge (limit, field), InvalidRequest (not text).
+    Raises TooLarge (limit, field), InvalidRequest.
     """
-    check_encodable(value, field=field)
+    check_plain_text(value, field=field)
     if len(value) > limit:
         raise TooLarge(
-            f"The {field} is {len(value):,} characters; at most {limit:,} are allowed.",
+            f"The field '{field}' is {len(value):,} characters; at most {limit:,} are allowed.",
             limit=limit,
             field=field,
         )

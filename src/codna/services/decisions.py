@@ -20,9 +20,13 @@ from codna.errors import (
     NotFound,
     ReadOnly,
     RejectedBefore,
-    TooLarge,
 )
-from codna.markdown.limits import MAX_REASON_CHARS, check_encodable, normalise_newlines
+from codna.markdown.limits import (
+    MAX_REASON_CHARS,
+    check_chars,
+    check_plain_text,
+    normalise_newlines,
+)
 from codna.services import events
 from codna.services.access import Rights, rights
 from codna.services.clock import now
@@ -56,22 +60,19 @@ LINKS = Kind(link_suggestions, LinkRow, "suggested link", "link_decided", "link_
 def check_reason(reason: object, *, required: bool, field: str = "reason") -> str | None:
     """A reason is a sentence or two, on one line: at most MAX_REASON_CHARS characters;
     required where it must be. Raises InvalidRequest, TooLarge (limit)."""
-    if reason is None or (isinstance(reason, str) and not reason.strip()):
+    if reason is not None and not isinstance(reason, str):
+        raise InvalidRequest("A reason is text.", field=field)
+    if reason is not None:
+        # Before the spaces are tidied, which would drop some control characters unseen.
+        check_plain_text(normalise_newlines(reason), field=field)
+    if reason is None or not reason.strip():
         if required:
             raise InvalidRequest(
                 "Say why, in a sentence or two: the reason is required.", field=field
             )
         return None
-    if not isinstance(reason, str):
-        raise InvalidRequest("A reason is text.", field=field)
-    check_encodable(reason, field=field)
-    reason = " ".join(normalise_newlines(reason).split())
-    if len(reason) > MAX_REASON_CHARS:
-        raise TooLarge(
-            f"The reason is {len(reason):,} characters; a reason has at most {MAX_REASON_CHARS}.",
-            field=field,
-            limit=MAX_REASON_CHARS,
-        )
+    reason = " ".join(reason.split())
+    check_chars(reason, field=field, limit=MAX_REASON_CHARS)
     return reason
 
 

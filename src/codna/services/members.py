@@ -13,7 +13,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import Duplicate, InvalidRequest, NotFound, ReadOnly, Unauthenticated
-from codna.markdown.limits import check_encodable
+from codna.markdown.limits import check_plain_text
 from codna.services.clock import now
 from codna.services.context import database
 from codna.storage.database import inserted_id
@@ -23,6 +23,7 @@ _hasher = PasswordHasher()  # argon2id with the library's current recommended pa
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 MIN_PASSWORD = 8
+MAX_EMAIL = 320  # the members.email column, and the most RFC 5321 allows
 
 
 @dataclass(frozen=True)
@@ -69,15 +70,19 @@ def _check_admin(actor: Member) -> None:
 
 
 def _check_email(email: str) -> str:
-    check_encodable(email, field="email")
+    check_plain_text(email, field="email")
     email = email.strip().lower()
+    if len(email) > MAX_EMAIL:
+        raise InvalidRequest(
+            f"An e-mail address has at most {MAX_EMAIL} characters.", field="email"
+        )
     if not _EMAIL.fullmatch(email):
         raise InvalidRequest(f"'{email}' is not an e-mail address.", field="email")
     return email
 
 
 def _check_name(name: str) -> str:
-    check_encodable(name, field="name")
+    check_plain_text(name, field="name")
     name = name.strip()
     if not name or len(name) > 200:
         raise InvalidRequest("A name has 1 to 200 characters.", field="name")
@@ -85,6 +90,10 @@ def _check_name(name: str) -> str:
 
 
 def _check_password(password: str) -> str:
+    # Only a hash of it is kept, so a control character could be stored; it is refused all
+    # the same because nobody could type it at a login form, and a lone surrogate cannot even
+    # be hashed.
+    check_plain_text(password, field="password")
     if len(password) < MIN_PASSWORD:
         raise InvalidRequest(
             f"A password has at least {MIN_PASSWORD} characters.", field="password"
@@ -141,6 +150,7 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
     Raises ReadOnly (not an admin), InvalidRequest, Duplicate, NotFound (a responsible person).
     """
     _check_admin(actor)
+    check_plain_text(name, field="name")
     name = name.strip()
     if not _AGENT_NAME.fullmatch(name):
         raise InvalidRequest(
@@ -154,6 +164,7 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
     with database().write() as conn:
         people = []
         for email in responsible:
+            check_plain_text(email, field="responsible")
             row = conn.execute(
                 sa.select(members.c.id).where(
                     members.c.email == email.strip().lower(), members.c.kind == "person"
@@ -182,7 +193,9 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
 
 
 def lookup(conn: Connection, handle: str) -> Member | None:
-    """The member a handle names: a person's e-mail or an agent's name."""
+    """The member a handle names: a person's e-mail or an agent's name. Raises InvalidRequest
+    (field "member") for a handle that is not text."""
+    check_plain_text(handle, field="member")
     handle = handle.strip()
     if "@" in handle:
         where = members.c.email == handle.lower()
@@ -207,7 +220,10 @@ def member_by_id_in(conn: Connection, member_id: int) -> Member | None:
 
 
 def authenticate(email: str, password: str) -> Member:
-    """The person with this e-mail and password. Raises Unauthenticated, saying nothing more."""
+    """The person with this e-mail and password. Raises Unauthenticated, saying nothing more;
+    InvalidRequest for an e-mail or password that is not text (no password set holds any)."""
+    check_plain_text(email, field="email")
+    check_plain_text(password, field="password")
     with database().read() as conn:
         row = (
             conn.execute(

@@ -11,11 +11,17 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
-from codna.errors import Duplicate, InvalidRequest, ReadOnly, TooLarge
-from codna.markdown.limits import MAX_TITLE_CHARS, check_body, check_encodable, normalise_newlines
+from codna.errors import Duplicate, InvalidRequest, ReadOnly
+from codna.markdown.limits import (
+    MAX_TITLE_CHARS,
+    check_body,
+    check_chars,
+    check_plain_text,
+    normalise_newlines,
+)
 from codna.services import search
 from codna.services.access import NEVER_EDITED, Rights, access_page, authorise, rights
-from codna.services.addresses import Address, parse_address
+from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.limits import PAGES, check_limit
@@ -126,16 +132,12 @@ def address_clause(where: Address) -> sa.ColumnElement[bool]:
 
 def check_title(title: str) -> str:
     """A title on one line, with spaces tidied. Raises InvalidRequest, TooLarge (limit)."""
-    check_encodable(title, field="title")
+    # Checked before the spaces are tidied, which would drop some control characters unseen.
+    check_plain_text(normalise_newlines(title), field="title")
     title = " ".join(title.split())
     if not title:
         raise InvalidRequest("A page needs a title.", field="title")
-    if len(title) > MAX_TITLE_CHARS:
-        raise TooLarge(
-            f"The title is {len(title):,} characters; a title has at most {MAX_TITLE_CHARS}.",
-            field="title",
-            limit=MAX_TITLE_CHARS,
-        )
+    check_chars(title, field="title", limit=MAX_TITLE_CHARS)
     return title
 
 
@@ -145,7 +147,7 @@ def check_tags(tags: Sequence[str], *, field: str = "tags") -> tuple[str, ...]:
         raise InvalidRequest("Tags are a list of words.", field=field)
     seen: list[str] = []
     for raw in tags:
-        check_encodable(raw, field=field)
+        check_plain_text(normalise_newlines(raw), field=field)
         tag = " ".join(raw.split()).lower()
         if not tag or len(tag) > MAX_TAG_CHARS or "," in tag:
             raise InvalidRequest(
@@ -197,7 +199,11 @@ def insert_page(
     summary: str,
     kind: RevisionKind,
 ) -> Page:
-    """Insert a checked page and its first revision. Raises Duplicate (the address is taken)."""
+    """Insert a checked page and its first revision, whatever made it (a new page, an import).
+
+    Raises InvalidRequest (the address cannot be a file name), Duplicate (it is taken).
+    """
+    check_new_page_address(where)
     taken = conn.execute(
         sa.select(pages.c.id).where(pages.c.space == where.space, pages.c.path == where.path)
     ).first()

@@ -10,8 +10,13 @@ from typing import Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.errors import Conflict, NotFound, TooLarge
-from codna.markdown.limits import MAX_SUMMARY_CHARS, check_encodable, normalise_newlines
+from codna.errors import Conflict, NotFound
+from codna.markdown.limits import (
+    MAX_SUMMARY_CHARS,
+    check_chars,
+    check_plain_text,
+    normalise_newlines,
+)
 from codna.services import search
 from codna.services.access import access_page
 from codna.services.addresses import parse_address
@@ -44,15 +49,10 @@ def check_summary(summary: str | None) -> str | None:
     """A revision's summary, trimmed (None for none). Raises InvalidRequest, TooLarge."""
     if summary is None:
         return None
-    check_encodable(summary, field="summary")
-    summary = normalise_newlines(summary).strip()
-    if len(summary) > MAX_SUMMARY_CHARS:
-        raise TooLarge(
-            f"The summary is {len(summary):,} characters; a summary has at most "
-            f"{MAX_SUMMARY_CHARS:,}.",
-            field="summary",
-            limit=MAX_SUMMARY_CHARS,
-        )
+    summary = normalise_newlines(summary)
+    check_plain_text(summary, field="summary")  # before trimming, which would drop some
+    summary = summary.strip()
+    check_chars(summary, field="summary", limit=MAX_SUMMARY_CHARS)
     return summary or None
 
 

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
+from codna.markdown.limits import check_plain_text
 from codna.services.access import rights
 from codna.services.addresses import SPACES, Address
 from codna.services.context import database
@@ -51,8 +52,10 @@ def search(
 ) -> list[SearchHit]:
     """Pages the actor can read that match every word of `query`, best first.
 
-    Raises InvalidRequest (no words, an unknown space).
+    Raises InvalidRequest (no words, a query that is not text, an unknown space, a limit
+    beyond SEARCH).
     """
+    check_plain_text(query or "", field="query")
     words = _WORD.findall(query or "")
     if not words:
         raise InvalidRequest("Give at least one word to search for.", field="query")

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidEdit, InvalidRequest, LimitReached, ReadOnly
 from codna.markdown.edits import edits_to_wire
+from codna.markdown.limits import check_chars, check_plain_text
 from codna.services import decisions, events
 from codna.services.access import Rights, access_page, read_only_message, rights
 from codna.services.addresses import Address, parse_address
@@ -45,6 +46,7 @@ from codna.storage.schema import edit_suggestions, members
 PER_PAGE_LIMIT = 20
 TOTAL_LIMIT = 200
 STATUSES = ("pending", "accepted", "rejected", "withdrawn")
+MAX_VIA_CHARS = 100  # the edit_suggestions.via column
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,19 @@ def edits_hash(change: Change) -> str:
     }
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_via(via: object) -> str | None:
+    """The routine a suggestion came through, its spaces tidied (None for none).
+    Raises InvalidRequest, TooLarge (limit)."""
+    if via is None:
+        return None
+    if not isinstance(via, str):
+        raise InvalidRequest("'via' names the routine the suggestion came through.", field="via")
+    check_plain_text(via, field="via")  # before the spaces are tidied
+    via = " ".join(via.split())
+    check_chars(via, field="via", limit=MAX_VIA_CHARS)
+    return via or None
 
 
 def suggest_edit(
@@ -93,6 +108,7 @@ def suggest_edit(
     change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove)
     checked_reason = check_reason(reason, required=True)
     assert checked_reason is not None
+    via = check_via(via)
     digest = edits_hash(change)
     transaction = database().read() if dry_run else database().write()
     with transaction as conn:
