@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codna.markdown.headings import parse_name, plain_text
 from codna.markdown.section_finder import SectionFinder, _find_quickly
-from codna.markdown.sections import _lookup, _Outline, parse_name, plain_text
+from codna.markdown.sections import _lookup, _Outline
 from tests.markdown.test_sections import (
     _atx,
     _blank,

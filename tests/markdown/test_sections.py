@@ -7,13 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from codna.markdown.headings import inline_tokens_text
 from codna.markdown.section_finder import find_section
-from codna.markdown.sections import (
-    SectionAmbiguous,
-    SectionNotFound,
-    inline_tokens_text,
-    scan_headings,
-)
+from codna.markdown.sections import SectionAmbiguous, SectionNotFound, scan_headings
 
 
 def _headings(body: str) -> list[tuple[int, str]]:

@@ -33,10 +33,11 @@ from dataclasses import dataclass, fields
 from typing import ClassVar, Literal
 
 from codna.errors import CodnaError, InvalidEdit, InvalidRequest, TooLarge
+from codna.markdown.headings import parse_name, trim
 from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
 from codna.markdown.pieces import PieceTable
 from codna.markdown.section_finder import SectionFinder
-from codna.markdown.sections import SectionAmbiguous, SectionNotFound, parse_name, trim
+from codna.markdown.sections import SectionAmbiguous, SectionNotFound
 
 # A section: where its heading starts, where its content starts and where it ends.
 _Bounds = tuple[int, int, int]

@@ -17,23 +17,22 @@ import functools
 import re
 from collections.abc import Iterable
 
-from codna.markdown.sections import (
-    _ALL_LINES,
-    _ATX_LINE,
-    _MARKUP_CHARS,
-    _TRIM,
-    _TRIM_IN_LINE,
-    Heading,
+from codna.markdown.headings import (
+    ALL_LINES,
+    ATX_LINE,
+    MARKUP_CHARS,
+    TRIM,
+    TRIM_IN_LINE,
     Segment,
-    _atx_raw,
-    _find_fully,
-    _paragraph_start,
-    _segment,
-    _text_is,
+    atx_raw,
+    paragraph_start,
     parse_name,
     plain_text,
+    segment,
+    text_is,
     trim,
 )
+from codna.markdown.sections import Heading, find_fully
 
 # --- naming one heading without the full scan ------------------------------------------------
 #
@@ -79,10 +78,10 @@ _STRUCTURE = re.compile(
 @functools.lru_cache(maxsize=256)
 def _naming_atx(texts: tuple[str, ...]) -> re.Pattern[str]:
     """The ATX lines without indent that could have one of `texts`: with it, or with markup."""
-    markup = r"[^\n" + _MARKUP_CHARS + r"]*+[" + _MARKUP_CHARS + "]"
+    markup = r"[^\n" + MARKUP_CHARS + r"]*+[" + MARKUP_CHARS + "]"
     if texts:
         named = "|".join(re.escape(text) for text in texts)
-        literal = r"[" + _TRIM_IN_LINE + r"]*+(?:" + named + r")(?=[" + _TRIM + r"#]|\Z)"
+        literal = r"[" + TRIM_IN_LINE + r"]*+(?:" + named + r")(?=[" + TRIM + r"#]|\Z)"
         markup = f"(?:{literal}|{markup})"
     return re.compile(r"\n#(?P<more>#{0,5}+)(?P<rest>[ \t]" + markup + r"[^\n]*+)")
 
@@ -125,7 +124,7 @@ def _moved(lines: list[_Found], first: int, last: int, shift: int, new: list[_Fo
 
 def _texts_of(name: str) -> list[str]:
     """The heading texts looking up `name` may ask for (see SectionFinder.find)."""
-    return [parse_name(name)[-1][1], _segment(name)[1], trim(name)]
+    return [parse_name(name)[-1][1], segment(name)[1], trim(name)]
 
 
 class SectionFinder:
@@ -178,7 +177,7 @@ class SectionFinder:
                 continue
             hashes = match["hashes"]
             if hashes is not None:
-                raw = _atx_raw(match["rest"])
+                raw = atx_raw(match["rest"])
                 indented.append((start, len(hashes), raw, min(match.end(), size)))
                 continue
             self.fence_starts.append(start)
@@ -241,18 +240,18 @@ class SectionFinder:
             newline = text.rfind("\n", low + 1, line_end + 1) - 1
             line_start = newline + 1 if newline >= low else low
             line = text[line_start + 1 : line_end + 1]
-            if not line.strip(" \t") or _ATX_LINE.match(line) is not None:
+            if not line.strip(" \t") or ATX_LINE.match(line) is not None:
                 break
             first = line_start
         # Between `first` and the underline there are only paragraph lines, underlines and
         # thematic breaks: the full scan, replayed from `first`, decides as it would.
         low = first
-        for match in _ALL_LINES.finditer(text, first, end):
+        for match in ALL_LINES.finditer(text, first, end):
             line_start = match.start()
             underline = match["underline"]
             paragraph = None
             if underline is not None:
-                paragraph = _paragraph_start(text, low, line_start, origin=1)
+                paragraph = paragraph_start(text, low, line_start, origin=1)
             if line_start == start:
                 if paragraph is None:
                     return None
@@ -272,14 +271,14 @@ class SectionFinder:
             atx = _scan_atx(_naming_atx((text,)), self.text, 0, len(self.text))
         for line in (*atx, *self.indented):
             same_level = level is None or line[1] == level
-            if same_level and _text_is(line[2], text) and not self.in_fence(line[0]):
+            if same_level and text_is(line[2], text) and not self.in_fence(line[0]):
                 found.append(line)
         size = self.size
         for start, end, char in self.underlines:
             underline_level = 1 if char == "=" else 2
             if (level is None or underline_level == level) and not self.in_fence(start):
                 setext = self.setext(start, end)
-                if setext is not None and _text_is(setext[1], text):
+                if setext is not None and text_is(setext[1], text):
                     found.append((setext[0], underline_level, setext[1], min(end, size)))
         found.sort()
         return found
@@ -300,7 +299,7 @@ class SectionFinder:
                     break
                 if not self.in_fence(match.start()):
                     nearest = match.start()
-                    best = (nearest, len(match["more"]) + 1, _atx_raw(match["rest"]), 0)
+                    best = (nearest, len(match["more"]) + 1, atx_raw(match["rest"]), 0)
             for at in range(bisect.bisect_left(indented, high, key=_start) - 1, -1, -1):
                 line = indented[at]
                 if line[0] < low or line[0] <= nearest:
@@ -364,7 +363,7 @@ class SectionFinder:
                     break
                 if ancestor_level is not None and parent[1] != ancestor_level:
                     break
-                if not _text_is(parent[2], ancestor_text):
+                if not text_is(parent[2], ancestor_text):
                     break
                 start, heading_level = parent[0], parent[1]
             else:
@@ -382,7 +381,7 @@ class SectionFinder:
             segments = parse_name(name)
             found = self.matches(segments)
             # As _lookup: the whole name as one heading's text, after a level or not.
-            wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
+            wholes: list[list[Segment]] = [[segment(name)], [(None, trim(name))]]
             for whole in wholes:
                 if found:
                     break
@@ -404,7 +403,7 @@ class SectionFinder:
         if quick is not None:
             (start, _, _, content_start), end = quick
             return start, content_start, end
-        heading = _find_fully(self.text[1:], name)
+        heading = find_fully(self.text[1:], name)
         return heading.start, heading.content_start, heading.end
 
 
@@ -412,7 +411,7 @@ def _scan_atx(pattern: re.Pattern[str], text: str, low: int, high: int) -> list[
     """The ATX lines of `text[low:high]` (whole lines) that `pattern` finds."""
     size = len(text) - 1
     return [
-        (match.start(), len(match["more"]) + 1, _atx_raw(match["rest"]), min(match.end(), size))
+        (match.start(), len(match["more"]) + 1, atx_raw(match["rest"]), min(match.end(), size))
         for match in pattern.finditer(text, low, high)
     ]
 
@@ -439,4 +438,4 @@ def find_section(body: str, name: str) -> Heading:
         (start, level, raw, content_start), end = quick
         line = body.count("\n", 0, start)
         return Heading(level, plain_text(raw), start, content_start, end, line)
-    return _find_fully(body, name)
+    return find_fully(body, name)

@@ -40,48 +40,18 @@ import difflib
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from markdown_it import MarkdownIt
-
-# CommonMark's whitespace, as markdown-it trims heading text with it.
-_TRIM = (
-    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
+from codna.markdown.headings import (
+    ALL_LINES,
+    Segment,
+    atx_raw,
+    paragraph_start,
+    parse_name,
+    plain_text,
+    segment,
+    text_is,
+    trim,
 )
-_TRIM_IN_LINE = _TRIM.replace("\n", "")
-
-# Characters inline Markdown may change: without any of them a heading's text is itself.
-_MARKUP_CHARS = r"\\&`*_\[<\x00"
-_MARKUP = re.compile(f"[{_MARKUP_CHARS}\n]")
-
-# Every ATX line.
-_ANY_ATX = r"(?P<hashes>#{1,6})(?P<rest>[ \t][^\n]*+)?"
-
-
-def _lines_pattern(atx: str) -> re.Pattern[str]:
-    """The lines that may matter, each found by the newline before it.
-
-    The lookahead keeps the engine from trying the alternatives on the lines that cannot be
-    any of them, which is nearly all.
-    """
-    return re.compile(
-        r"\n {0,3}(?=[#`~=*_-])(?:" + atx + r"|(?P<fence>`{3,})[^`\n]*"
-        r"|(?P<tildes>~{3,})[^\n]*"
-        r"|(?P<underline>=+|-+)[ \t]*"
-        r"|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,}"  # a thematic break
-        r")(?=\n|\Z)"
-    )
-
-
-_ALL_LINES = _lines_pattern(_ANY_ATX)
-
-_ATX_LINE = re.compile(r" {0,3}#{1,6}(?=[ \t\n]|\Z)")
-
-# A line that opens a block quote or a list item, which the scanner does not follow.
-_CONTAINER = re.compile(r" {0,3}(?:>|(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t\n]|\Z))")
-
-_LEVEL_PREFIX = re.compile(r"(#{1,6})[ \t]+(\S.*)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,112 +97,12 @@ class SectionAmbiguous(SectionLookupError):
         self.hints = hints
 
 
-def trim(text: str) -> str:
-    """The text without CommonMark whitespace around it."""
-    return text.strip(_TRIM)
-
-
-# --- a heading's text ------------------------------------------------------------------------
-
-
-@functools.cache
-def _inline_parser() -> MarkdownIt:
-    return MarkdownIt("commonmark")
-
-
-def _tokens_text(tokens: list[Any]) -> str:
-    parts: list[str] = []
-    for token in tokens:
-        kind = token.type
-        if kind in ("text", "code_inline"):
-            parts.append(token.content)
-        elif kind in ("softbreak", "hardbreak"):
-            parts.append(" ")
-        elif kind == "image":
-            parts.append(_tokens_text(token.children or []))
-    return "".join(parts)
-
-
-def inline_tokens_text(tokens: list[Any]) -> str:
-    """The plain text of markdown-it inline tokens: text and code kept, markup dropped."""
-    return trim(_tokens_text(tokens))
-
-
-@functools.lru_cache(maxsize=8192)
-def plain_text(raw: str) -> str:
-    """A heading's plain text from its raw Markdown: inline markup stripped, spaces trimmed.
-
-    `**Limits**` is `Limits`, `` `code` `` is `code`, `[text](url)` is `text`; a line break
-    in a multi-line setext heading is a space.
-    """
-    raw = trim(raw)
-    if _MARKUP.search(raw) is None:
-        return raw
-    tokens = _inline_parser().parseInline(raw)
-    return inline_tokens_text(tokens[0].children or [])
-
-
-def _atx_raw(rest: str | None) -> str:
-    # markdown-it's rule: drop trailing spaces, then a run of `#` if a space precedes it.
-    if not rest:
-        return ""
-    text = rest.rstrip(" \t")
-    if text.endswith("#"):
-        without = text.rstrip("#")
-        if without and without[-1] in " \t":
-            text = without
-    return trim(text)
-
-
-def _text_is(raw: str, text: str) -> bool:
-    """Whether the heading with this raw text has the plain text `text`."""
-    if _MARKUP.search(raw) is None:
-        return raw == text
-    # Without entities, inline parsing only removes characters (or makes line breaks
-    # spaces): a cheap test rules out most headings before the parser runs.
-    if "&" not in raw and "\x00" not in raw and not set(text) <= set(raw) | {" "}:
-        return False
-    return plain_text(raw) == text
-
-
 # --- the scan --------------------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=64)
 def _closing_fence(marker: str, length: int) -> re.Pattern[str]:
     return re.compile(r"\n {0,3}" + re.escape(marker) + "{" + str(length) + r",}[ \t]*(?=\n|\Z)")
-
-
-def _paragraph_start(body: str, low: int, line_start: int, origin: int = 0) -> int | None:
-    """Where the paragraph an underline at `line_start` would close begins, or None.
-
-    `low` is the start of the first line after the last fence, thematic break or setext
-    heading; an ATX heading on the way also stops the paragraph. Offsets are the body's, which
-    starts at `origin` in `body` (1 in a text with a newline in front).
-    """
-    lines: list[tuple[int, bool]] = []  # (start, indented), bottom up
-    end = line_start - 1
-    while end >= low:
-        newline = body.rfind("\n", low + origin, end + origin) - origin
-        start = newline + 1 if newline >= low else low
-        line = body[start + origin : end + origin]
-        stripped = line.lstrip(" \t")
-        if not stripped or _ATX_LINE.match(line) is not None:
-            break
-        lead = line[: len(line) - len(stripped)]
-        lines.append((start, "\t" in lead or len(lead) >= 4))
-        if start == low:
-            break
-        end = start - 1
-    paragraph: int | None = None
-    for start, indented in reversed(lines):
-        if indented:
-            continue  # indented code before the paragraph, or a lazy line inside it
-        if paragraph is None:
-            paragraph = start
-        if _CONTAINER.match(body, start + origin) is not None:
-            return None
-    return paragraph
 
 
 class _Outline:
@@ -253,7 +123,7 @@ class _Outline:
         self.starts: list[int] = []
         self.content_starts: list[int] = []
         self._parents: list[int] | None = None
-        self._scan(_ALL_LINES)
+        self._scan(ALL_LINES)
 
     def _scan(self, pattern: re.Pattern[str]) -> None:
         body, text, size = self.body, self.text, len(self.body)
@@ -269,7 +139,7 @@ class _Outline:
                 hashes = match["hashes"]
                 if hashes is not None:
                     levels.append(len(hashes))
-                    raws.append(_atx_raw(match["rest"]))
+                    raws.append(atx_raw(match["rest"]))
                     starts.append(line_start)
                     content_starts.append(min(next_line, size))
                     continue
@@ -280,7 +150,7 @@ class _Outline:
                     break
                 underline = match["underline"]
                 if underline is not None:
-                    paragraph = _paragraph_start(body, low, line_start)
+                    paragraph = paragraph_start(body, low, line_start)
                     if paragraph is not None:
                         levels.append(1 if underline[0] == "=" else 2)
                         raws.append(trim(body[paragraph : line_start - 1]))
@@ -342,7 +212,7 @@ class _Outline:
         return found
 
     def text_is(self, index: int, text: str) -> bool:
-        return _text_is(self.raws[index], text)
+        return text_is(self.raws[index], text)
 
 
 def scan_headings(body: str) -> list[Heading]:
@@ -351,25 +221,6 @@ def scan_headings(body: str) -> list[Heading]:
 
 
 # --- naming a heading ------------------------------------------------------------------------
-
-Segment = tuple[int | None, str]
-
-
-def _segment(text: str) -> Segment:
-    text = trim(text)
-    prefixed = _LEVEL_PREFIX.fullmatch(text)
-    if prefixed is None:
-        return None, text
-    return len(prefixed[1]), trim(prefixed[2])
-
-
-def parse_name(name: str) -> list[Segment]:
-    """A heading name as (level or None, text) segments, outermost first.
-
-    `"Decision > ### Limits"` is `[(None, "Decision"), (3, "Limits")]`. The text after a
-    level is taken as it is: `"## Limits ##"` names a heading whose text is `Limits ##`.
-    """
-    return [_segment(part) for part in name.split(">")]
 
 
 def _matches(outline: _Outline, segments: list[Segment]) -> list[int]:
@@ -404,7 +255,7 @@ def _lookup(outline: _Outline, name: str) -> list[int]:
     found = _matches(outline, segments)
     # A heading whose own text holds `>` or starts with `#`s: the whole name as its text,
     # after a level or not.
-    wholes: list[list[Segment]] = [[_segment(name)], [(None, trim(name))]]
+    wholes: list[list[Segment]] = [[segment(name)], [(None, trim(name))]]
     for whole in wholes:
         if found:
             break
@@ -430,7 +281,7 @@ def _unique_name(outline: _Outline, index: int) -> str | None:
     return None
 
 
-def _find_fully(body: str, name: str) -> Heading:
+def find_fully(body: str, name: str) -> Heading:
     """find_section (in section_finder.py) by the full scan."""
     outline = _Outline(body)
     found = _lookup(outline, name)
