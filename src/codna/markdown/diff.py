@@ -1,4 +1,4 @@
-"""Line diffs between two versions of a page, fast on long pages.
+"""Line and word diffs between two versions of a page, fast and bounded on long pages.
 
 `unified_diff` prints what `difflib.unified_diff` prints for the lines of the two texts, with
 two decisions of ours:
@@ -18,13 +18,33 @@ whenever difflib keeps the common first and last lines matched in place, which i
 case; where it would not (it can pair a repeated line across the change, and on texts of 200
 lines or more its "autojunk" heuristic ignores frequent lines such as blank ones), ours is
 the smaller, more local diff.
+
+**The matching is bounded**, as git and GNU diff bound theirs. difflib's time grows with the
+product of the middles' lengths, and more than that on many repeated lines, so its steps
+(each line of the old middle it scans, each place in the new one that line could match) are
+counted, and past `_STEPS` (some 0.1 s) it is stopped and the middle matched coarser,
+patience-style: the lines found once in each middle, in the longest order both keep, are
+anchors, grown to the runs of equal lines around them; difflib matches each gap between the
+runs with a share of a second `_STEPS`, and a gap it cannot match within its share is
+anchored again on the lines found once in it. A gap with no such lines, or any once the
+budget is spent, is one block of removed lines followed by the added ones. Coarser means
+that lines a finer matching keeps may be shown removed and added again, never a wrong diff:
+the hunks still turn the old text into the new. The rest of the work (splitting, the common
+ends, printing) is linear, and `word_diff` is bounded the same way.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from itertools import accumulate, repeat
 
 Opcode = tuple[str, int, int, int, int]
+Block = tuple[int, int, int]  # a run of equal items: (start in a, start in b, length)
+Span = tuple[int, int, int, int]  # the items a[alo:ahi] and b[blo:bhi]: (alo, ahi, blo, bhi)
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -108,11 +128,176 @@ def trim_common_lines(old: str, new: str) -> tuple[int, int, int]:
     return head, old_tail, new_tail
 
 
+# The bound on matching, in steps of difflib's find_longest_match: one for each place in `b`
+# an item of `a` could match, _ITEM_STEPS for each item of `a` it looks at (about what they
+# cost). A diff may take _STEPS with difflib on the whole middle and _STEPS more to match it
+# coarsely (on this project's 2-core machine under 0.1 s each); a gap between anchors may
+# try difflib with _GAP_STEPS for each of its items.
+_STEPS = 500_000
+_ITEM_STEPS = 2
+_GAP_STEPS = 256
+
+
+class _OverBudget(Exception):
+    """Matching would take more steps than it may."""
+
+
+class _Budget:
+    """The steps a matching may take, and those it took."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.spent = 0
+
+    def spend(self, steps: int) -> None:
+        if self.spent + steps > self.steps:
+            raise _OverBudget
+        self.spent += steps
+
+    def share(self, steps: int) -> _Budget:
+        """A budget of at most `steps` out of those left; add its `spent` back when done."""
+        return _Budget(min(steps, self.steps - self.spent))
+
+
+class _BoundedMatcher(difflib.SequenceMatcher[Hashable]):
+    """difflib's matcher, stopped by _OverBudget before a search that would go past its budget."""
+
+    def __init__(self, a: Sequence[Hashable], b: Sequence[Hashable], budget: _Budget) -> None:
+        super().__init__(None, a, b)
+        self._budget = budget
+        self._lengths = len(a), len(b)
+        # The places in `b` an item of `a` could match; difflib's autojunk ignores items that
+        # fill more than 1% of a `b` of 200 items or more.
+        popular = len(b) // 100 + 1 if len(b) >= 200 else len(b)
+        places = {item: count for item, count in Counter(b).items() if count <= popular}
+        self._places_before = [0, *accumulate(map(places.get, a, repeat(0)))]
+
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> difflib.Match:
+        ahi = self._lengths[0] if ahi is None else ahi
+        bhi = self._lengths[1] if bhi is None else bhi
+        places = self._places_before[ahi] - self._places_before[alo]
+        self._budget.spend(_ITEM_STEPS * (ahi - alo) + places)
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _difflib_blocks(
+    a: Sequence[Hashable], b: Sequence[Hashable], span: Span, budget: _Budget
+) -> list[Block]:
+    """difflib's matching blocks of the span's items; _OverBudget past `budget`."""
+    alo, ahi, blo, bhi = span
+    matcher = _BoundedMatcher(a[alo:ahi], b[blo:bhi], budget)
+    return [(alo + i, blo + j, size) for i, j, size in matcher.get_matching_blocks() if size]
+
+
+def _matching_blocks(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Block]:
+    """The runs of equal items of `a` and `b`, in order: difflib's, or coarser past the bound."""
+    try:
+        return _difflib_blocks(a, b, (0, len(a), 0, len(b)), _Budget(_STEPS))
+    except _OverBudget:
+        # The first anchoring, of the whole middle, is linear work and never refused.
+        return _anchored_blocks(a, b, _Budget(len(a) + len(b) + _STEPS))
+
+
+def _anchored_blocks(a: Sequence[Hashable], b: Sequence[Hashable], budget: _Budget) -> list[Block]:
+    """Runs of equal items grown from anchors, the gaps between them matched within `budget`.
+
+    The anchors are the items found once in each span (patience diff's). difflib matches a
+    gap with a share of the budget in proportion to its size; a gap it cannot match so is
+    anchored on its own, and a span without anchors, or any once the budget is spent, is
+    left unmatched. Each anchoring costs the span's size, so the work is bounded.
+    """
+    blocks: list[Block] = []
+    spans = [(0, len(a), 0, len(b))]
+    while spans:
+        alo, ahi, blo, bhi = spans.pop()
+        try:
+            budget.spend(ahi - alo + bhi - blo)
+        except _OverBudget:
+            break
+        runs = _anchor_runs(a, b, (alo, ahi, blo, bhi))
+        if not runs:
+            continue
+        blocks += runs
+        i, j = alo, blo
+        for start_a, start_b, size in [*runs, (ahi, bhi, 0)]:
+            if i < start_a and j < start_b:  # a gap with items on both sides
+                gap = (i, start_a, j, start_b)
+                trial = budget.share(_GAP_STEPS * (start_a - i + start_b - j))
+                try:
+                    blocks += _difflib_blocks(a, b, gap, trial)
+                except _OverBudget:
+                    spans.append(gap)
+                budget.spent += trial.spent
+            i, j = start_a + size, start_b + size
+    return sorted(blocks)
+
+
+def _anchor_runs(a: Sequence[Hashable], b: Sequence[Hashable], span: Span) -> list[Block]:
+    """The anchors of a span, each grown to the run of equal items around it.
+
+    The anchors are the items found once on each side, in the longest order both sides keep.
+    """
+    alo, ahi, blo, bhi = span
+    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    where = {item: i for i, item in enumerate(a[alo:ahi], alo) if in_a[item] == 1}
+    pairs = [(where[x], j) for j, x in enumerate(b[blo:bhi], blo) if in_b[x] == 1 and x in where]
+    runs: list[Block] = []
+    end_a, end_b = alo, blo
+    for i, j in _longest_increasing(pairs):
+        if i < end_a:  # inside the run grown from the anchor before
+            continue
+        start_a, start_b = i, j
+        while start_a > end_a and start_b > end_b and a[start_a - 1] == b[start_b - 1]:
+            start_a, start_b = start_a - 1, start_b - 1
+        end_a, end_b = i + 1, j + 1
+        while end_a < ahi and end_b < bhi and a[end_a] == b[end_b]:
+            end_a, end_b = end_a + 1, end_b + 1
+        runs.append((start_a, start_b, end_a - start_a))
+    return runs
+
+
+def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of `pairs` whose first items increase, by patience sorting."""
+    tops: list[int] = []  # the first item on top of each pile
+    top_at: list[int] = []  # where in `pairs` that top is
+    below: list[int] = []  # for each pair, the top of the pile before when it was laid
+    for at, (i, _) in enumerate(pairs):
+        pile = bisect_left(tops, i)
+        below.append(top_at[pile - 1] if pile else -1)
+        if pile == len(tops):
+            tops.append(i)
+            top_at.append(at)
+        else:
+            tops[pile], top_at[pile] = i, at
+    chain: list[tuple[int, int]] = []
+    at = top_at[-1] if top_at else -1
+    while at >= 0:
+        chain.append(pairs[at])
+        at = below[at]
+    return chain[::-1]
+
+
+def _opcodes(blocks: list[Block], len_a: int, len_b: int) -> list[Opcode]:
+    """difflib's get_opcodes for matching blocks of two sequences (in order, none touching)."""
+    codes: list[Opcode] = []
+    i = j = 0
+    for start_a, start_b, size in [*blocks, (len_a, len_b, 0)]:
+        if i < start_a or j < start_b:
+            tag = "delete" if j == start_b else "insert" if i == start_a else "replace"
+            codes.append((tag, i, start_a, j, start_b))
+        i, j = start_a + size, start_b + size
+        if size:
+            codes.append(("equal", start_a, i, start_b, j))
+    return codes
+
+
 def _middle_opcodes(old_lines: list[str], new_lines: list[str], offset: int) -> list[Opcode]:
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
+    blocks = _matching_blocks(old_lines, new_lines)
     return [
         (tag, i1 + offset, i2 + offset, j1 + offset, j2 + offset)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        for tag, i1, i2, j1, j2 in _opcodes(blocks, len(old_lines), len(new_lines))
     ]
 
 
@@ -120,7 +305,7 @@ def line_opcodes(old: str, new: str) -> tuple[list[str], list[str], list[Opcode]
     """The lines of both texts and difflib opcodes between them, the common ends cut first.
 
     The opcodes cover every line, like SequenceMatcher.get_opcodes(); the common leading and
-    trailing lines are one `equal` opcode each.
+    trailing lines are one `equal` opcode each. Past the bound they are the coarser ones.
     """
     head, old_tail, new_tail = trim_common_lines(old, new)
     prefix = split_lines(old[:head])
@@ -262,3 +447,37 @@ def diff_stats(diff: str) -> tuple[int, int]:
         elif in_hunk and line.startswith("-"):
             removed += 1
     return added, removed
+
+
+_WORD = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def word_diff(old: str, new: str) -> list[tuple[str, str]]:
+    """The change from `old` to `new` word by word: runs tagged "equal", "delete" or "insert".
+
+    A word is a run of letters and digits, a run of white space or any other one character. A
+    replaced run is its deletion followed by its insertion; the equal and deleted runs make
+    `old`, the equal and inserted runs make `new`. The common first and last words are cut
+    off before matching, which is bounded as the lines' is.
+    """
+    a, b = _WORD.findall(old), _WORD.findall(new)
+    shorter = min(len(a), len(b))
+    head = 0
+    while head < shorter and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < shorter - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    runs = [("equal", "".join(a[:head]))]
+    for tag, i1, i2, j1, j2 in _opcodes(
+        _matching_blocks(middle_a, middle_b), len(middle_a), len(middle_b)
+    ):
+        if tag == "equal":
+            runs.append(("equal", "".join(middle_a[i1:i2])))
+        if tag in ("replace", "delete"):
+            runs.append(("delete", "".join(middle_a[i1:i2])))
+        if tag in ("replace", "insert"):
+            runs.append(("insert", "".join(middle_b[j1:j2])))
+    runs.append(("equal", "".join(a[len(a) - tail :])))
+    return [run for run in runs if run[1]]
