@@ -10,6 +10,7 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from codna.errors import InvalidRequest, NotFound, ReadOnly, Unauthenticated
+from codna.markdown.limits import check_plain_text
 from codna.services import members as members_service
 from codna.services.clock import now
 from codna.services.context import database
@@ -18,6 +19,7 @@ from codna.storage.database import inserted_id
 from codna.storage.schema import MAX_ID, agent_responsibles, members, tokens
 
 PREFIX = "codna_"
+MAX_NAME = 100  # the tokens.name column
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,10 @@ def _may_manage(conn: sa.Connection, actor: Member, owner: Member) -> bool:
 def create_token(actor: Member, *, member: str, name: str = "default") -> NewToken:
     """Make a token for `member` (oneself, an agent one is responsible for, or anyone for an
     admin). Raises NotFound, ReadOnly, InvalidRequest."""
+    check_plain_text(name, field="name")
     name = name.strip()
-    if not name or len(name) > 100:
-        raise InvalidRequest("A token's name has 1 to 100 characters.", field="name")
+    if not name or len(name) > MAX_NAME:
+        raise InvalidRequest(f"A token's name has 1 to {MAX_NAME} characters.", field="name")
     secret = PREFIX + secrets.token_urlsafe(32)  # 256 random bits
     with database().write() as conn:
         owner = members_service.lookup(conn, member)
@@ -157,12 +160,19 @@ _MEMBER_BY_TOKEN = (
 
 
 def authenticate_token(secret: str) -> Caller:
-    """The member a bearer token belongs to. Raises Unauthenticated (unknown, revoked, or its
-    member disabled), saying nothing more."""
-    if not secret.startswith(PREFIX):
+    """The member a bearer token belongs to. Raises Unauthenticated: for a token unknown or
+    revoked, saying nothing more; for one whose member is disabled, saying so (only the holder
+    of a real token learns it, and they can then ask an admin instead of making new tokens)."""
+    # A secret is ASCII as made: anything else is no token (and could not even be hashed).
+    if not secret.startswith(PREFIX) or not secret.isascii():
         raise Unauthenticated("The token is wrong or revoked.")
     with database().read() as conn:
         row = conn.execute(_MEMBER_BY_TOKEN, {"token_hash": _hash(secret)}).mappings().first()
-    if row is None or row["disabled"]:
+    if row is None:
         raise Unauthenticated("The token is wrong or revoked.")
+    if row["disabled"]:
+        raise Unauthenticated(
+            f"The token belongs to {row['email'] or row['name']}, a member who is disabled; "
+            "an admin can enable the member again."
+        )
     return Caller(member_from_row(row), row["token_id"])
