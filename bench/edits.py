@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import apply_edits, parse_edits
-from codna.services import members, pages
+from codna.services import changes, members, pages
 from codna.services.context import use_database
 from codna.storage.database import Database
 
@@ -139,7 +139,7 @@ def bench_save(
 
 def save_one_edit(admin: members.Member, address: str, counter: Iterator[int]) -> None:
     line = f"Line {next(counter)}."
-    pages.edit_page(admin, address=address, edits=[{"op": "append", "text": line}])
+    changes.edit_page(admin, address=address, edits=parse_edits([{"op": "append", "text": line}]))
 
 
 def sqlite_floor(path: Path) -> Callable[[str], Callable[[], None]]:

@@ -32,7 +32,8 @@ from pathlib import Path
 import psycopg
 import sqlalchemy as sa
 
-from codna.services import access, inbox, members, pages, suggestions
+from codna.markdown.edits import parse_edits
+from codna.services import access, changes, inbox, members, pages, suggestions
 from codna.services.context import use_database
 from codna.storage.database import Database
 
@@ -191,7 +192,9 @@ def bench_suggest_and_accept(name: str, db: Database, floor: Floor, repeat: int)
                 {"op": "replace", "old": f"Paragraph {n} says", "new": f"Paragraph {n} now says"}
             ]
             started = time.perf_counter()
-            made = suggestions.suggest_edit(agent, address=address, edits=edits, reason="Say it.")
+            made = suggestions.suggest_edit(
+                agent, address=address, edits=parse_edits(edits), reason="Say it."
+            )
             suggest_ms.append((time.perf_counter() - started) * 1000)
             assert made.suggestion is not None
             started = time.perf_counter()
@@ -232,22 +235,26 @@ def seed_inbox(db: Database) -> members.Member:
         suggestions.suggest_edit(
             agents[k // (INBOX_SUGGESTIONS // AGENTS)],
             address=f"wiki:folder{n % 10}/page{n}",
-            edits=[
-                {
-                    "op": "replace",
-                    "old": f"Paragraph {paragraph} says",
-                    "new": f"Paragraph {paragraph} now says",
-                }
-            ],
+            edits=parse_edits(
+                [
+                    {
+                        "op": "replace",
+                        "old": f"Paragraph {paragraph} says",
+                        "new": f"Paragraph {paragraph} now says",
+                    }
+                ]
+            ),
             reason=f"Suggestion {k} makes paragraph {paragraph} clearer.",
         )
     assert per_page <= 20
     # A tenth of the pages moved on: there one paragraph's suggestion no longer applies.
     for n in range(0, INBOX_PAGES, 10):
-        pages.edit_page(
+        changes.edit_page(
             editor,
             address=f"wiki:folder{n % 10}/page{n}",
-            edits=[{"op": "replace", "old": "Paragraph 9 says", "new": "Paragraph nine said"}],
+            edits=parse_edits(
+                [{"op": "replace", "old": "Paragraph 9 says", "new": "Paragraph nine said"}]
+            ),
         )
     if not db.is_sqlite:  # what autovacuum would do soon after a bulk load
         with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

@@ -1,7 +1,7 @@
 """The wire shapes that the JSON API and MCP share, described from the services' own rules.
 
-A shape here describes; the services decide. Edits are described by the edit language's own
-definition (`edits_schema`) and parsed by `parse_edits` in the services, so every interface
+A shape here describes; the one definition decides. Edits are described by the edit
+language's own definition (`edits_schema`) and parsed by it (`edits_of`), so every interface
 refuses a bad edit with the same code, field, edit index and op. A list's `limit` is
 described from the services' windows and refused by them, never clamped or checked twice.
 """
@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from codna.markdown.edits import edits_schema
+from codna.markdown.edits import Edit, edits_schema, parse_edits
 from codna.services.limits import MAX_ID, Window
 
 _WHOLE_NUMBER = re.compile(r"\s*\+?[0-9]+\s*")
@@ -34,8 +34,14 @@ Version = Annotated[
     WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_ID}),
 ]
 
-# Edits in their wire form, as the edit language defines them; the services parse them.
+# Edits in their wire form, as the edit language defines them; `edits_of` parses them.
 Edits = Annotated[Any, WithJsonSchema(edits_schema())]
+
+
+def edits_of(raw: object) -> list[Edit]:
+    """The edits a caller sent, parsed by the edit language's one definition (none sent: none;
+    the service refuses a change that changes nothing). Raises InvalidRequest, TooLarge."""
+    return parse_edits([] if raw is None else raw, allow_empty=True)
 
 
 def window(bounds: Window, what: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from codna.errors import CodnaError
+from codna.markdown.edits import parse_edits
 from codna.services import access, changes, pages, reverts, revisions, search, transfer
 from codna.services.members import Member
 from tests.services.conftest import Team
@@ -85,7 +86,9 @@ class Cells:
             return
         owner = self.team.agent if (role == "agent_own" and space == "output") else self.team.admin
         pages.create_page(owner, address=address, title="Cell", body=body)
-        changes.edit_page(owner, address=address, edits=[{"op": "append", "text": "Version two."}])
+        changes.edit_page(
+            owner, address=address, edits=parse_edits([{"op": "append", "text": "Version two."}])
+        )
 
 
 def outcome(run: Operation, actor: Member, address: str, space: str, role: str) -> str:
@@ -108,7 +111,9 @@ def check(cells: Cells, expected: dict[str, dict[str, str]], run: Operation) -> 
 
 
 def _edit(actor: Member, address: str, space: str, role: str) -> object:
-    return changes.edit_page(actor, address=address, edits=[{"op": "append", "text": "More."}])
+    return changes.edit_page(
+        actor, address=address, edits=parse_edits([{"op": "append", "text": "More."}])
+    )
 
 
 def _listed(actor: Member, address: str, space: str, role: str) -> bool:

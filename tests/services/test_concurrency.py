@@ -7,6 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from codna.errors import CodnaError, Conflict
+from codna.markdown.edits import parse_edits
 from codna.services import changes, pages, revisions
 from tests.services.conftest import Team
 
@@ -33,7 +34,7 @@ def append(team: Team, text: str, base_version: int | None = None) -> Callable[[
     return lambda: changes.edit_page(
         team.writer,
         address=ADDRESS,
-        edits=[{"op": "append", "text": text}],
+        edits=parse_edits([{"op": "append", "text": text}]),
         base_version=base_version,
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from codna.errors import InvalidEdit, RejectedBefore
+from codna.markdown.edits import parse_edits
 from codna.services import changes, pages, reverts, suggestions
 from codna.services.members import Member
 from tests.services.conftest import Team
@@ -23,7 +24,9 @@ def page(team: Team) -> Team:
 
 
 def suggest(who: Member, edits: list[dict[str, str]], **options: object) -> int:
-    made = suggestions.suggest_edit(who, address=PAGE, edits=edits, reason="r", **options)  # type: ignore[arg-type]
+    made = suggestions.suggest_edit(
+        who, address=PAGE, edits=parse_edits(edits), reason="r", **options
+    )  # type: ignore[arg-type]
     assert made.suggestion is not None
     return made.suggestion.id
 
@@ -34,7 +37,9 @@ def test_a_rejection_lasts_after_the_text_its_edits_named_is_gone(page: Team) ->
     changes.edit_page(
         page.writer,
         address=PAGE,
-        edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Draft"}],
+        edits=parse_edits(
+            [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Draft"}]
+        ),
     )
     with pytest.raises(RejectedBefore) as refused:
         suggest(page.agent, FIX_STATUS)
@@ -60,7 +65,7 @@ def test_edits_that_apply_now_but_not_to_the_base_version_name_the_base_version(
     changes.edit_page(
         page.writer,
         address=PAGE,
-        edits=[{"op": "append", "text": "## Limits\n\nTen jobs.\n"}],
+        edits=parse_edits([{"op": "append", "text": "## Limits\n\nTen jobs.\n"}]),
     )
     with pytest.raises(InvalidEdit) as refused:
         suggest(

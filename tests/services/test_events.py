@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from codna.errors import InvalidEdit
+from codna.markdown.edits import parse_edits
 from codna.services import events, pages, suggestions
 from codna.services.events import Event
 from tests.services.conftest import Team
@@ -36,7 +37,7 @@ def test_a_suggestion_and_its_decision_are_announced_after_commit(team: Team) ->
                             team.agent,
                             address=PAGE,
                             reason="r",
-                            edits=[{"op": "replace", "old": "absent", "new": "x"}],
+                            edits=parse_edits([{"op": "replace", "old": "absent", "new": "x"}]),
                         )
                     )
                 made = await anyio.to_thread.run_sync(
@@ -44,7 +45,7 @@ def test_a_suggestion_and_its_decision_are_announced_after_commit(team: Team) ->
                         team.agent,
                         address=PAGE,
                         reason="r",
-                        edits=[{"op": "replace", "old": "Some", "new": "More"}],
+                        edits=parse_edits([{"op": "replace", "old": "Some", "new": "More"}]),
                     )
                 )
                 assert made.suggestion is not None

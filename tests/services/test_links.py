@@ -19,6 +19,7 @@ from codna.errors import (
     RejectedBefore,
     TooLarge,
 )
+from codna.markdown.edits import parse_edits
 from codna.services import access, changes, inbox, links, members, pages, revisions
 from codna.services.transfer import Document, import_documents
 from tests.services.conftest import Team
@@ -144,7 +145,9 @@ def test_accepting_when_the_anchor_text_is_gone_no_longer_applies(two_pages: Tea
         team.reader, address=A, target=B, anchor="style guide", reason="Guide."
     )
     changes.edit_page(
-        team.writer, address=A, edits=[{"op": "replace", "old": "style guide", "new": "rules"}]
+        team.writer,
+        address=A,
+        edits=parse_edits([{"op": "replace", "old": "style guide", "new": "rules"}]),
     )
     with pytest.raises(NoLongerApplies):
         links.decide_link(team.writer, suggestion_id=link.id, decision="accept")

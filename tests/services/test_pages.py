@@ -13,6 +13,7 @@ from codna.errors import (
     ReadOnly,
     TooLarge,
 )
+from codna.markdown.edits import parse_edits
 from codna.services import changes, pages, reverts, revisions
 from codna.services.transfer import Document, import_documents
 from tests.services.conftest import Team
@@ -45,7 +46,9 @@ def test_an_edit_makes_the_next_revision_with_its_summary_and_diff(team: Team) -
     result = changes.edit_page(
         team.writer,
         address="wiki:decisions/0001",
-        edits=[{"op": "replace", "old": "We decided.", "new": "We decided to use Markdown."}],
+        edits=parse_edits(
+            [{"op": "replace", "old": "We decided.", "new": "We decided to use Markdown."}]
+        ),
         tags_add=["core"],
         summary="Say what we decided",
     )
@@ -59,10 +62,12 @@ def test_an_edit_makes_the_next_revision_with_its_summary_and_diff(team: Team) -
 def test_a_dry_run_returns_the_diff_the_save_makes_and_saves_nothing(team: Team) -> None:
     make_page(team)
     edits = [{"op": "replace_section", "heading": "Context", "body": "A new context."}]
-    dry = changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edits, dry_run=True)
+    dry = changes.edit_page(
+        team.writer, address="wiki:decisions/0001", edits=parse_edits(edits), dry_run=True
+    )
     assert not dry.saved and dry.page.version == 1
     assert pages.read_page(team.writer, address="wiki:decisions/0001").body == BODY
-    real = changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edits)
+    real = changes.edit_page(team.writer, address="wiki:decisions/0001", edits=parse_edits(edits))
     assert real.diff == dry.diff
 
 
@@ -73,7 +78,7 @@ def test_a_refused_edit_changes_nothing_and_names_the_edit(team: Team) -> None:
         {"op": "replace", "old": "not there", "new": "x"},
     ]
     with pytest.raises(InvalidEdit) as refused:
-        changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edits)
+        changes.edit_page(team.writer, address="wiki:decisions/0001", edits=parse_edits(edits))
     assert refused.value.fields["edit_index"] == 1
     assert refused.value.fields["reason"] == "text_not_found"
     page = pages.read_page(team.writer, address="wiki:decisions/0001")
@@ -83,9 +88,11 @@ def test_a_refused_edit_changes_nothing_and_names_the_edit(team: Team) -> None:
 def test_a_stale_base_version_is_a_conflict_naming_the_current_version(team: Team) -> None:
     make_page(team)
     edit = [{"op": "append", "text": "More."}]
-    changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edit)
+    changes.edit_page(team.writer, address="wiki:decisions/0001", edits=parse_edits(edit))
     with pytest.raises(Conflict) as refused:
-        changes.edit_page(team.writer, address="wiki:decisions/0001", edits=edit, base_version=1)
+        changes.edit_page(
+            team.writer, address="wiki:decisions/0001", edits=parse_edits(edit), base_version=1
+        )
     assert refused.value.fields["current_version"] == 2
 
 
@@ -95,7 +102,7 @@ def test_edits_that_change_nothing_are_refused(team: Team) -> None:
         changes.edit_page(
             team.writer,
             address="wiki:decisions/0001",
-            edits=[{"op": "replace", "old": "We decided.", "new": "We decided."}],
+            edits=parse_edits([{"op": "replace", "old": "We decided.", "new": "We decided."}]),
         )
 
 
@@ -121,7 +128,9 @@ def test_a_page_address_is_unique(team: Team) -> None:
 def test_reading_an_old_version_shows_its_content(team: Team) -> None:
     make_page(team)
     changes.edit_page(
-        team.writer, address="wiki:decisions/0001", edits=[{"op": "append", "text": "Two."}]
+        team.writer,
+        address="wiki:decisions/0001",
+        edits=parse_edits([{"op": "append", "text": "Two."}]),
     )
     old = pages.read_page(team.reader, address="wiki:decisions/0001", version=1)
     assert (old.version, old.latest_version, old.body) == (1, 2, BODY)
@@ -134,7 +143,7 @@ def test_reverting_the_latest_revision_restores_the_one_before(team: Team) -> No
     changes.edit_page(
         team.writer,
         address="wiki:decisions/0001",
-        edits=[{"op": "append", "text": "Two."}],
+        edits=parse_edits([{"op": "append", "text": "Two."}]),
         title="New",
     )
     result = reverts.revert_revision(team.writer, address="wiki:decisions/0001", version=2)
@@ -148,12 +157,12 @@ def test_reverting_an_older_revision_keeps_the_changes_made_since(team: Team) ->
     changes.edit_page(
         team.writer,
         address=address,
-        edits=[{"op": "replace", "old": "We had a problem.", "new": "Trouble."}],
+        edits=parse_edits([{"op": "replace", "old": "We had a problem.", "new": "Trouble."}]),
     )
     changes.edit_page(
         team.writer,
         address=address,
-        edits=[{"op": "replace", "old": "We decided.", "new": "Done."}],
+        edits=parse_edits([{"op": "replace", "old": "We decided.", "new": "Done."}]),
     )
     result = reverts.revert_revision(team.writer, address=address, version=2)
     assert "We had a problem." in result.page.body and "Done." in result.page.body
@@ -163,10 +172,14 @@ def test_reverting_a_revision_whose_text_changed_since_is_refused(team: Team) ->
     make_page(team)
     address = "wiki:decisions/0001"
     changes.edit_page(
-        team.writer, address=address, edits=[{"op": "replace", "old": "We decided.", "new": "A."}]
+        team.writer,
+        address=address,
+        edits=parse_edits([{"op": "replace", "old": "We decided.", "new": "A."}]),
     )
     changes.edit_page(
-        team.writer, address=address, edits=[{"op": "replace", "old": "A.", "new": "B."}]
+        team.writer,
+        address=address,
+        edits=parse_edits([{"op": "replace", "old": "A.", "new": "B."}]),
     )
     with pytest.raises(Conflict):
         reverts.revert_revision(team.writer, address=address, version=2)
@@ -176,8 +189,12 @@ def test_reverting_a_revision_whose_text_changed_since_is_refused(team: Team) ->
 def test_restoring_a_named_version(team: Team) -> None:
     make_page(team)
     address = "wiki:decisions/0001"
-    changes.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "Two."}])
-    changes.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "Three."}])
+    changes.edit_page(
+        team.writer, address=address, edits=parse_edits([{"op": "append", "text": "Two."}])
+    )
+    changes.edit_page(
+        team.writer, address=address, edits=parse_edits([{"op": "append", "text": "Three."}])
+    )
     result = reverts.restore_version(team.writer, address=address, version=1)
     assert (result.page.version, result.page.body) == (4, BODY)
 
@@ -206,7 +223,9 @@ def test_raw_is_never_edited_even_by_an_admin(team: Team) -> None:
     page = pages.read_page(team.reader, address="raw:notes")
     assert page.title == "Notes"
     with pytest.raises(ReadOnly):
-        changes.edit_page(team.admin, address="raw:notes", edits=[{"op": "append", "text": "x"}])
+        changes.edit_page(
+            team.admin, address="raw:notes", edits=parse_edits([{"op": "append", "text": "x"}])
+        )
     with pytest.raises(ReadOnly):
         pages.create_page(team.admin, address="raw:new", title="New")
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from codna.errors import CodnaError, NoLongerApplies, Unauthenticated
+from codna.markdown.edits import parse_edits
 from codna.services import changes, links, members, pages, suggestions, tokens
 from tests.services.conftest import Team
 
@@ -45,11 +46,13 @@ def stale(team: Team) -> tuple[Team, int, int, int]:
     edit = suggestions.suggest_edit(
         team.reader,
         address=PAGE,
-        edits=[{"op": "replace", "old": "We cache rendered pages.", "new": "We cache."}],
+        edits=parse_edits(
+            [{"op": "replace", "old": "We cache rendered pages.", "new": "We cache."}]
+        ),
         reason="Shorter.",
     ).suggestion
     title = suggestions.suggest_edit(
-        team.reader, address=PAGE, edits=None, title="Caching pages", reason="Clearer."
+        team.reader, address=PAGE, edits=[], title="Caching pages", reason="Clearer."
     ).suggestion
     link = links.suggest_link(
         team.reader, address=PAGE, target=OTHER, reason="Related.", anchor="Memory use"
@@ -58,10 +61,12 @@ def stale(team: Team) -> tuple[Team, int, int, int]:
     changes.edit_page(
         team.writer,
         address=PAGE,
-        edits=[
-            {"op": "replace", "old": "We cache rendered pages.", "new": "Pages are cached."},
-            {"op": "replace", "old": "Memory use grows.", "new": "It costs memory."},
-        ],
+        edits=parse_edits(
+            [
+                {"op": "replace", "old": "We cache rendered pages.", "new": "Pages are cached."},
+                {"op": "replace", "old": "Memory use grows.", "new": "It costs memory."},
+            ]
+        ),
         title="Cache",
     )
     return team, edit.id, title.id, link.id
@@ -168,7 +173,7 @@ def test_a_revoked_token_of_a_disabled_member_is_refused_as_revoked(team: Team) 
             "reason",
             500,
             lambda t, v: suggestions.suggest_edit(
-                t.reader, address=PAGE, edits=[{"op": "append", "text": "x"}], reason=v
+                t.reader, address=PAGE, edits=parse_edits([{"op": "append", "text": "x"}]), reason=v
             ),
         ),
         (
@@ -180,7 +185,11 @@ def test_a_revoked_token_of_a_disabled_member_is_refused_as_revoked(team: Team) 
             "via",
             100,
             lambda t, v: suggestions.suggest_edit(
-                t.reader, address=PAGE, edits=[{"op": "append", "text": "x"}], reason="r", via=v
+                t.reader,
+                address=PAGE,
+                edits=parse_edits([{"op": "append", "text": "x"}]),
+                reason="r",
+                via=v,
             ),
         ),
     ],

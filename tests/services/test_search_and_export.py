@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from codna.errors import InvalidRequest
+from codna.markdown.edits import parse_edits
 from codna.services import access, changes, pages, search, transfer
 from tests.services.conftest import Team
 
@@ -39,7 +40,7 @@ def test_search_follows_edits_trash_and_folder_grants(team: Team) -> None:
     changes.edit_page(
         team.writer,
         address="wiki:secret/plan",
-        edits=[{"op": "replace", "old": "zebra", "new": "lion"}],
+        edits=parse_edits([{"op": "replace", "old": "zebra", "new": "lion"}]),
     )
     assert search.search(team.stranger, query="zebra") == []
     pages.trash_page(team.writer, address="wiki:secret/plan")

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 import sqlalchemy as sa
 
+from codna.markdown.edits import parse_edits
 from codna.services import changes, inbox, pages, suggestion_checks, suggestions
 from codna.services.members import Member
 from codna.storage.database import Database
@@ -23,7 +24,9 @@ CLARIFY = [{"op": "replace", "old": "Jobs wait.", "new": "Jobs wait for minutes.
 @pytest.fixture
 def waiting(team: Team) -> int:
     pages.create_page(team.writer, address=PAGE, title="0009 Queues", body=BODY)
-    made = suggestions.suggest_edit(team.agent, address=PAGE, edits=CLARIFY, reason="Be exact.")
+    made = suggestions.suggest_edit(
+        team.agent, address=PAGE, edits=parse_edits(CLARIFY), reason="Be exact."
+    )
     assert made.suggestion is not None
     return made.suggestion.id
 
@@ -64,7 +67,9 @@ def test_making_a_suggestion_keeps_that_it_applies_to_the_version_it_was_made_on
 def test_a_page_that_moved_on_is_checked_once_for_its_new_version(
     db: Database, team: Team, waiting: int, runs: list[int]
 ) -> None:
-    changes.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More.\n"}])
+    changes.edit_page(
+        team.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "More.\n"}])
+    )
     assert _applies(team.writer) == [True]
     assert _applies(team.writer) == [True]
     assert suggestions.list_suggestions(team.agent)[0].applies is True
@@ -77,7 +82,9 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
     db: Database, team: Team, waiting: int, runs: list[int]
 ) -> None:
     changes.edit_page(
-        team.writer, address=PAGE, edits=[{"op": "replace", "old": "Jobs wait.", "new": "Jobs."}]
+        team.writer,
+        address=PAGE,
+        edits=parse_edits([{"op": "replace", "old": "Jobs wait.", "new": "Jobs."}]),
     )
     [stale] = inbox.pending_decisions(team.writer).suggested_changes.items
     assert stale.applies is False and stale.actions == ("reject",)
@@ -86,7 +93,9 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
     assert kept is not None and (kept["page_version"], kept["applies"]) == (2, False)
     # Put the text back: version 3 takes the suggestion again, whatever version 2 said.
     changes.edit_page(
-        team.writer, address=PAGE, edits=[{"op": "replace", "old": "Jobs.", "new": "Jobs wait."}]
+        team.writer,
+        address=PAGE,
+        edits=parse_edits([{"op": "replace", "old": "Jobs.", "new": "Jobs wait."}]),
     )
     [again] = inbox.pending_decisions(team.writer).suggested_changes.items
     assert again.applies is True and again.actions == ("accept", "reject")
@@ -99,7 +108,9 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
 def test_a_late_check_of_an_older_version_does_not_replace_a_newer_one(
     db: Database, team: Team, waiting: int
 ) -> None:
-    changes.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More.\n"}])
+    changes.edit_page(
+        team.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "More.\n"}])
+    )
     assert _applies(team.writer) == [True]  # kept for version 2
     with db.write() as conn:  # a reader that worked on version 1 writes back late
         suggestion_checks.remember(conn, [suggestion_checks._kept(waiting, 1, None)])

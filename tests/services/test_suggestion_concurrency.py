@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from codna.errors import AlreadyDecided, CodnaError, LimitReached, NoLongerApplies
+from codna.markdown.edits import parse_edits
 from codna.services import changes, pages, revisions, suggestions
 from tests.services.conftest import Team
 
@@ -34,7 +35,10 @@ def at_once(calls: list[Callable[[], object]], threads: int | None = None) -> li
 def test_thirty_two_accepts_at_once_make_exactly_one_revision(team: Team) -> None:
     pages.create_page(team.writer, address=PAGE, title="Busy", body="The old text.\n")
     made = suggestions.suggest_edit(
-        team.agent, address=PAGE, edits=[{"op": "replace", "old": "old", "new": "new"}], reason="r"
+        team.agent,
+        address=PAGE,
+        edits=parse_edits([{"op": "replace", "old": "old", "new": "new"}]),
+        reason="r",
     ).suggestion
     assert made is not None
     accept = lambda: suggestions.decide_edit_suggestion(  # noqa: E731
@@ -56,14 +60,14 @@ def test_accept_racing_an_edit_loses_neither_and_never_applies_text_that_is_gone
         made = suggestions.suggest_edit(
             team.agent,
             address=address,
-            edits=[{"op": "replace", "old": "alpha", "new": "ALPHA"}],
+            edits=parse_edits([{"op": "replace", "old": "alpha", "new": "ALPHA"}]),
             reason="r",
         ).suggestion
         assert made is not None
         # On even pages the edit leaves the suggestion's text alone; on odd ones it removes it.
         old = "beta" if n % 2 == 0 else "alpha"
         edit = lambda a=address, o=old: changes.edit_page(  # noqa: E731
-            team.writer, address=a, edits=[{"op": "replace", "old": o, "new": "omega"}]
+            team.writer, address=a, edits=parse_edits([{"op": "replace", "old": o, "new": "omega"}])
         )
         accept = lambda s=made.id: suggestions.decide_edit_suggestion(  # noqa: E731
             team.admin, suggestion_id=s, decision="accept"
@@ -83,7 +87,10 @@ def test_fifty_clients_suggesting_at_once_on_one_page_leave_exactly_twenty(team:
     calls = [
         (
             lambda n=n: suggestions.suggest_edit(
-                team.agent, address=PAGE, edits=[{"op": "append", "text": f"Line {n}."}], reason="r"
+                team.agent,
+                address=PAGE,
+                edits=parse_edits([{"op": "append", "text": f"Line {n}."}]),
+                reason="r",
             )
         )
         for n in range(50)
@@ -102,7 +109,7 @@ def test_one_suggester_on_250_pages_from_16_threads_ends_with_exactly_200(team: 
             lambda n=n: suggestions.suggest_edit(
                 team.agent,
                 address=f"wiki:wide/{n}",
-                edits=[{"op": "append", "text": "More."}],
+                edits=parse_edits([{"op": "append", "text": "More."}]),
                 reason="r",
             )
         )

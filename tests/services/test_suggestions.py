@@ -16,6 +16,7 @@ from codna.errors import (
     RejectedBefore,
     TooLarge,
 )
+from codna.markdown.edits import parse_edits
 from codna.services import (
     access,
     changes,
@@ -59,7 +60,9 @@ def page(team: Team) -> Team:
 
 
 def suggest(who: Member, edits: list[dict[str, str]], reason: str = "It is needed.", **kw: object):  # type: ignore[no-untyped-def]
-    result = suggestions.suggest_edit(who, address=PAGE, edits=edits, reason=reason, **kw)  # type: ignore[arg-type]
+    result = suggestions.suggest_edit(
+        who, address=PAGE, edits=parse_edits(edits), reason=reason, **kw
+    )  # type: ignore[arg-type]
     assert result.saved and result.suggestion is not None
     return result.suggestion
 
@@ -80,10 +83,14 @@ def test_a_suggestion_holds_its_edits_reason_suggester_base_and_diff(page: Team)
 def test_the_reason_is_required(page: Team) -> None:
     for reason in ("", "   ", None):
         with pytest.raises(InvalidRequest) as refused:
-            suggestions.suggest_edit(page.agent, address=PAGE, edits=FIX_STATUS, reason=reason)  # type: ignore[arg-type]
+            suggestions.suggest_edit(
+                page.agent, address=PAGE, edits=parse_edits(FIX_STATUS), reason=reason
+            )  # type: ignore[arg-type]
         assert refused.value.fields["field"] == "reason"
     with pytest.raises(TooLarge) as too_long:
-        suggestions.suggest_edit(page.agent, address=PAGE, edits=FIX_STATUS, reason="x" * 501)
+        suggestions.suggest_edit(
+            page.agent, address=PAGE, edits=parse_edits(FIX_STATUS), reason="x" * 501
+        )
     assert too_long.value.fields["limit"] == 500
 
 
@@ -95,7 +102,7 @@ def test_edits_that_do_not_apply_now_are_refused_at_once_with_the_engines_reason
             page.agent,
             address=PAGE,
             reason="x",
-            edits=[FIX_STATUS[0], {"op": "delete_section", "heading": "Nope"}],
+            edits=parse_edits([FIX_STATUS[0], {"op": "delete_section", "heading": "Nope"}]),
         )
     assert (refused.value.fields["edit_index"], refused.value.fields["reason"]) == (
         1,
@@ -107,20 +114,20 @@ def test_edits_that_do_not_apply_now_are_refused_at_once_with_the_engines_reason
 def test_a_whole_body_is_not_a_suggestion(page: Team) -> None:
     with pytest.raises(InvalidRequest):
         suggestions.suggest_edit(
-            page.agent, address=PAGE, reason="x", edits=[{"op": "body", "text": "all"}]
+            page.agent, address=PAGE, reason="x", edits=parse_edits([{"op": "body", "text": "all"}])
         )
 
 
 def test_a_dry_run_runs_every_check_and_writes_nothing(page: Team) -> None:
     dry = suggestions.suggest_edit(
-        page.agent, address=PAGE, edits=FIX_STATUS, reason="x", dry_run=True
+        page.agent, address=PAGE, edits=parse_edits(FIX_STATUS), reason="x", dry_run=True
     )
     assert (dry.saved, dry.suggestion) == (False, None) and "+**Status:** Accepted" in dry.diff
     assert suggestions.list_suggestions(page.agent) == []
     suggest(page.agent, FIX_STATUS)
     with pytest.raises(Duplicate):
         suggestions.suggest_edit(
-            page.agent, address=PAGE, edits=FIX_STATUS, reason="x", dry_run=True
+            page.agent, address=PAGE, edits=parse_edits(FIX_STATUS), reason="x", dry_run=True
         )
 
 
@@ -133,7 +140,10 @@ def test_who_may_suggest_readers_editors_agents_never_in_raw(page: Team) -> None
     transfer.import_documents(page.admin, documents=[transfer.Document("src.md", "Source text.\n")])
     with pytest.raises(ReadOnly):
         suggestions.suggest_edit(
-            page.reader, address="raw:src", reason="x", edits=[{"op": "append", "text": "y"}]
+            page.reader,
+            address="raw:src",
+            reason="x",
+            edits=parse_edits([{"op": "append", "text": "y"}]),
         )
 
 
@@ -198,7 +208,9 @@ def test_the_summary_names_a_person_plainly_and_a_routine_in_brackets(page: Team
 def test_accepting_onto_a_moved_on_page_keeps_the_other_edits(page: Team) -> None:
     made = suggest(page.agent, FIX_STATUS)
     changes.edit_page(
-        page.writer, address=PAGE, edits=[{"op": "replace", "old": "slow", "new": "very slow"}]
+        page.writer,
+        address=PAGE,
+        edits=parse_edits([{"op": "replace", "old": "slow", "new": "very slow"}]),
     )
     changes.edit_page(
         page.writer, address=PAGE, edits=[], title="0007 Page cache", tags_add=["perf"]
@@ -218,7 +230,9 @@ def test_a_stale_suggestion_names_the_edit_that_no_longer_applies_and_offers_onl
 ) -> None:
     made = suggest(page.agent, [ADD_WHAT_CHANGED[0], FIX_STATUS[0]])
     changes.edit_page(
-        page.writer, address=PAGE, edits=[{"op": "replace", "old": "Proposed", "new": "Draft"}]
+        page.writer,
+        address=PAGE,
+        edits=parse_edits([{"op": "replace", "old": "Proposed", "new": "Draft"}]),
     )
     [seen] = suggestions.list_suggestions(page.writer, address=PAGE)
     assert (seen.applies, seen.actions) == (False, ("reject",))
@@ -281,7 +295,9 @@ def test_rejection_is_durable_even_with_reordered_keys_crlf_or_another_suggester
     for who in (page.agent, page.reader):
         for edits in variants:
             with pytest.raises(RejectedBefore):
-                suggestions.suggest_edit(who, address=PAGE, edits=edits, reason="Again.")
+                suggestions.suggest_edit(
+                    who, address=PAGE, edits=parse_edits(edits), reason="Again."
+                )
 
 
 def test_the_same_pending_edits_are_a_duplicate_from_anyone_but_withdrawn_ones_do_not_block(
@@ -344,7 +360,7 @@ def test_the_two_hundred_and_first_pending_in_all_is_refused(page: Team) -> None
         suggestions.suggest_edit(
             page.agent,
             address=f"wiki:many/{n % 10}",
-            edits=[{"op": "append", "text": f"L{n}"}],
+            edits=parse_edits([{"op": "append", "text": f"L{n}"}]),
             reason="r",
         )
     with pytest.raises(LimitReached) as refused:
@@ -375,7 +391,9 @@ def test_reverting_an_accepted_suggestion_shows_in_its_suggesters_list(page: Tea
     accepted = suggestions.decide_edit_suggestion(
         page.writer, suggestion_id=made.id, decision="accept"
     )
-    changes.edit_page(page.writer, address=PAGE, edits=[{"op": "append", "text": "Later."}])
+    changes.edit_page(
+        page.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "Later."}])
+    )
     reverts.revert_revision(page.writer, address=PAGE, version=accepted.accepted_version or 0)
     [mine] = suggestions.list_suggestions(page.agent)
     assert (mine.status, mine.accepted_version, mine.reverted_in_version) == ("accepted", 2, 4)

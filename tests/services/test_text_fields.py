@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from codna.errors import InvalidRequest, NotFound
+from codna.markdown.edits import parse_edits
 from codna.services import (
     access,
     changes,
@@ -52,11 +53,13 @@ class Ready:
 def prepare(team: Team) -> Ready:
     pages.create_page(team.writer, address=PAGE, title="First", body=BODY)
     pages.create_page(team.writer, address=OTHER, title="Second", body="Two.\n")
-    changes.edit_page(team.writer, address=PAGE, edits=[{"op": "append", "text": "More."}])
+    changes.edit_page(
+        team.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "More."}])
+    )
     made = suggestions.suggest_edit(
         team.reader,
         address=PAGE,
-        edits=[{"op": "replace", "old": "One line.", "new": "A line."}],
+        edits=parse_edits([{"op": "replace", "old": "One line.", "new": "A line."}]),
         reason="Shorter.",
     )
     assert made.suggestion is not None
@@ -110,7 +113,7 @@ def edit(edits: list[dict[str, str]]) -> Callable[[Ready, str], object]:
 
     def send(r: Ready, value: str) -> object:
         filled = [{k: v.replace("{}", value) for k, v in e.items()} for e in edits]
-        return changes.edit_page(r.team.writer, address=PAGE, edits=filled)
+        return changes.edit_page(r.team.writer, address=PAGE, edits=parse_edits(filled))
 
     return send
 
@@ -124,6 +127,7 @@ def suggest(field: str, shape: Callable[[str], object]) -> Callable[[Ready, str]
             "reason": "Because.",
             field: shape(value),
         }
+        given["edits"] = parse_edits(given["edits"])
         return suggestions.suggest_edit(r.team.reader, address=PAGE, **given)
 
     return send
@@ -187,20 +191,23 @@ FIELDS: dict[str, Field] = {
         edit_index=0,
     ),
     "an edit's new title": Field(
-        "title", lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=None, title=v)
+        "title", lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=[], title=v)
     ),
     "a tag an edit adds": Field(
         "tags.add",
-        lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=None, tags_add=[v]),
+        lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=[], tags_add=[v]),
     ),
     "a tag an edit removes": Field(
         "tags.remove",
-        lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=None, tags_remove=[v]),
+        lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=[], tags_remove=[v]),
     ),
     "an edit's summary": Field(
         "summary",
         lambda r, v: changes.edit_page(
-            r.team.writer, address=PAGE, edits=[{"op": "append", "text": "x"}], summary=v
+            r.team.writer,
+            address=PAGE,
+            edits=parse_edits([{"op": "append", "text": "x"}]),
+            summary=v,
         ),
     ),
     # reverting
@@ -380,7 +387,7 @@ def test_tabs_newlines_and_carriage_returns_are_kept_as_text(team: Team) -> None
     )
     assert (made.title, made.body, made.tags) == ("A title", "a\tb\nc\nd\n", ("one tag",))
     done = changes.edit_page(
-        team.writer, address="wiki:t", edits=[{"op": "append", "text": "e\r\n\tf"}]
+        team.writer, address="wiki:t", edits=parse_edits([{"op": "append", "text": "e\r\n\tf"}])
     )
     assert "e\n\tf" in done.page.body and "\r" not in done.page.body
 
@@ -464,7 +471,9 @@ def test_a_page_made_before_the_file_name_rule_is_read_and_edited_at_its_address
         )
     address = "wiki:notes/CON."
     assert pages.read_page(team.reader, address=address).body == "Old.\n"
-    changes.edit_page(team.writer, address=address, edits=[{"op": "append", "text": "New."}])
+    changes.edit_page(
+        team.writer, address=address, edits=parse_edits([{"op": "append", "text": "New."}])
+    )
     assert [r.version for r in revisions.history(team.reader, address=address)] == [2, 1]
     assert [p.address for p in pages.list_pages(team.reader, address="wiki:notes/")] == [address]
     with pytest.raises(NotFound):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from codna.markdown.edits import parse_edits
 from codna.services import inbox, links, pages, suggestions, tokens
 from codna.services.members import Member
 from codna.storage.database import Database
@@ -44,7 +45,7 @@ def page(team: Team) -> Team:
     """The page at version 2: made by the writer, then a suggested change accepted."""
     pages.create_page(team.writer, address=PAGE, title="Caching", body=BODY)
     made = suggestions.suggest_edit(
-        team.agent, address=PAGE, edits=FIX_STATUS, reason="It was decided."
+        team.agent, address=PAGE, edits=parse_edits(FIX_STATUS), reason="It was decided."
     )
     assert made.suggestion is not None
     suggestions.decide_edit_suggestion(
@@ -87,7 +88,7 @@ def test_accepting_a_suggestion_runs_its_pinned_number_of_statements(
     made = suggestions.suggest_edit(
         page.agent,
         address=PAGE,
-        edits=[{"op": "append", "text": "\nMemory use grows.\n"}],
+        edits=parse_edits([{"op": "append", "text": "\nMemory use grows.\n"}]),
         reason="Say what it costs.",
     )
     assert made.suggestion is not None
@@ -106,7 +107,7 @@ def test_rejecting_a_suggestion_runs_its_pinned_number_of_statements(
     made = suggestions.suggest_edit(
         page.agent,
         address=PAGE,
-        edits=[{"op": "append", "text": "\nMemory use grows.\n"}],
+        edits=parse_edits([{"op": "append", "text": "\nMemory use grows.\n"}]),
         reason="Say what it costs.",
     )
     assert made.suggestion is not None
@@ -127,7 +128,7 @@ def make_waiting(team: Team, numbers: range) -> None:
         pages.create_page(team.writer, address=address, title=f"Page {n}", body=BODY)
         suggester = team.agent if n % 2 else team.reader
         suggestions.suggest_edit(
-            suggester, address=address, edits=FIX_STATUS, reason="It was decided."
+            suggester, address=address, edits=parse_edits(FIX_STATUS), reason="It was decided."
         )
         links.suggest_link(suggester, address=address, target=PAGE, reason="Related.")
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import Edits, TagChanges, Version, window
+from codna.schemas import Edits, TagChanges, Version, edits_of, window
 from codna.services import changes, pages, reverts, revisions, search, transfer
 from codna.services.changes import EditResult
 from codna.services.limits import PAGES, SEARCH
@@ -100,7 +100,7 @@ def edit_page(member: Writer, body: EditPage) -> EditResult:
     return changes.edit_page(
         member,
         address=body.address,
-        edits=body.edits,
+        edits=edits_of(body.edits),
         title=body.title,
         tags_add=body.tags.add,
         tags_remove=body.tags.remove,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import Edits, TagChanges, Version, window
+from codna.schemas import Edits, TagChanges, Version, edits_of, window
 from codna.services import suggestions
 from codna.services.limits import SUGGESTIONS
 from codna.services.suggestion_views import Suggestion
@@ -41,7 +41,7 @@ def suggest_edit(member: Writer, body: SuggestEdit) -> SuggestResult:
     return suggestions.suggest_edit(
         member,
         address=body.address,
-        edits=body.edits,
+        edits=edits_of(body.edits),
         reason=body.reason,
         title=body.title,
         tags_add=body.tags.add,

@@ -184,14 +184,15 @@ def _parse_one(item: object, index: int) -> Edit:
     return OPS[op](**values)
 
 
-def parse_edits(raw: object) -> list[Edit]:
+def parse_edits(raw: object, *, allow_empty: bool = False) -> list[Edit]:
     """The edits from their wire form: a list of objects like `{"op": "replace", ...}`.
 
     Every field has its line endings normalised to `\\n`.
 
     Raises InvalidRequest (field="edits", and edit_index for a bad edit) for anything but a
-    non-empty list of well-formed edits; TooLarge for more than MAX_EDITS edits
-    (field="edits") or a text field over MAX_TEXT_BYTES (field=<its name>, edit_index).
+    list of well-formed edits, non-empty unless `allow_empty`; TooLarge for more than
+    MAX_EDITS edits (field="edits") or a text field over MAX_TEXT_BYTES (field=<its name>,
+    edit_index).
     """
     if not isinstance(raw, list):
         raise InvalidRequest(
@@ -199,7 +200,7 @@ def parse_edits(raw: object) -> list[Edit]:
             f"{_kind_of(raw)}.",
             field="edits",
         )
-    if not raw:
+    if not raw and not allow_empty:
         raise InvalidRequest("Give at least one edit.", field="edits")
     if len(raw) > MAX_EDITS:
         raise TooLarge(

@@ -10,7 +10,7 @@ from pydantic import Field
 from codna.mcp.inbox_tools import DECIDE, SUGGEST, ReasonArg
 from codna.mcp.server import CodnaMCP
 from codna.mcp.tools import READ, AddressArg
-from codna.schemas import Edits, TagChanges, Version, window
+from codna.schemas import Edits, TagChanges, Version, edits_of, window
 from codna.services import suggestions
 from codna.services.limits import SUGGESTIONS
 from codna.services.members import Member
@@ -57,7 +57,7 @@ def register(server: CodnaMCP) -> None:
         made = suggestions.suggest_edit(
             me(),
             address=address,
-            edits=edits,
+            edits=edits_of(edits),
             reason=reason,
             title=title,
             tags_add=changes.add,

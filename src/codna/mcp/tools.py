@@ -9,7 +9,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from codna.mcp.server import CodnaMCP
-from codna.schemas import Edits, TagChanges, Version, window
+from codna.schemas import Edits, TagChanges, Version, edits_of, window
 from codna.services import changes, pages, reverts, revisions, search
 from codna.services.changes import EditResult
 from codna.services.limits import PAGES, SEARCH
@@ -119,7 +119,7 @@ def register(server: CodnaMCP) -> None:
         edited = changes.edit_page(
             me(),
             address=address,
-            edits=edits,
+            edits=edits_of(edits),
             title=title,
             tags_add=tag_changes.add,
             tags_remove=tag_changes.remove,

@@ -54,22 +54,20 @@ class EditResult:
 
 
 def check_change(
-    edits: object,
+    edits: Sequence[Edit],
     *,
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),
 ) -> Change:
-    """Check what `edit_document` takes and make it a Change: `edits` parsed or in their wire
-    form (no edits, if a title or tags change). Raises InvalidRequest, TooLarge."""
-    has_meta = title is not None or bool(tags_add) or bool(tags_remove)
-    if edits is None or (edits == [] and has_meta):
-        edits = []
-    if isinstance(edits, list | tuple):
-        edits = [edits_to_wire([e])[0] if isinstance(e, Edit) else e for e in edits]
-    parsed: tuple[Edit, ...] = ()
-    if edits or not has_meta:
-        parsed = tuple(parse_edits(edits))  # the one definition of an edit, for every caller
+    """Check what `edit_document` takes and make it a Change: edits (none, if a title or tags
+    change), checked by the edit language's limits. Raises InvalidRequest, TooLarge."""
+    if not edits and title is None and not tags_add and not tags_remove:
+        raise InvalidRequest(
+            "Give at least one edit, a new title or tags to change.", field="edits"
+        )
+    # The one definition of an edit checks them, however they were made.
+    parsed = tuple(parse_edits(edits_to_wire(edits), allow_empty=True))
     return Change(
         edits=parsed,
         title=check_title(title) if title is not None else None,
@@ -152,7 +150,7 @@ def edit_page(
     actor: Member,
     *,
     address: str,
-    edits: object,
+    edits: Sequence[Edit],
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from codna.markdown.edits import parse_edits
 from codna.services import access, changes, members, pages, suggestions, transfer
 from codna.services.context import database
 from codna.services.members import Member
@@ -88,29 +89,33 @@ def build_demo() -> Member:
     changes.edit_page(
         ben,
         address=SHOWCASE,
-        edits=[
-            {
-                "op": "insert_after",
-                "anchor": "- Every change is a revision that can be undone.\n",
-                "text": "- Search covers every page a member can read.\n",
-            }
-        ],
+        edits=parse_edits(
+            [
+                {
+                    "op": "insert_after",
+                    "anchor": "- Every change is a revision that can be undone.\n",
+                    "text": "- Search covers every page a member can read.\n",
+                }
+            ]
+        ),
         summary="Add search to the consequences",
     )
     changes.edit_page(
         ada,
         address=SHOWCASE,
-        edits=[
-            {
-                "op": "replace",
-                "old": "scattered documents",
-                "new": "scattered documents and slides",
-            },
-            {
-                "op": "append",
-                "text": "\n## Alternatives\n\nA shared drive of Word files: no history.\n",
-            },
-        ],
+        edits=parse_edits(
+            [
+                {
+                    "op": "replace",
+                    "old": "scattered documents",
+                    "new": "scattered documents and slides",
+                },
+                {
+                    "op": "append",
+                    "text": "\n## Alternatives\n\nA shared drive of Word files: no history.\n",
+                },
+            ]
+        ),
         tags_add=["core"],
         summary="Name the slides; add the alternatives",
     )
@@ -135,31 +140,37 @@ def _agent_suggests(ada: Member, ben: Member, agent: Member) -> None:
     suggestions.suggest_edit(
         agent,
         address=SHOWCASE,
-        edits=[
-            {
-                "op": "insert_before",
-                "anchor": "## Consequences",
-                "text": "## What changed\n\nPages moved from the shared drive into CoDNA.\n\n",
-            }
-        ],
+        edits=parse_edits(
+            [
+                {
+                    "op": "insert_before",
+                    "anchor": "## Consequences",
+                    "text": "## What changed\n\nPages moved from the shared drive into CoDNA.\n\n",
+                }
+            ]
+        ),
         reason="A decision record says what changed; this one has no What changed section.",
     )
     suggestions.suggest_edit(
         agent,
         address="wiki:decisions/0002-agents-suggest",
-        edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}],
+        edits=parse_edits(
+            [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}]
+        ),
         reason="The team adopted this on 2026-11-27; the status line still says Proposed.",
     )
     changes.edit_page(
         ben,
         address="wiki:decisions/0002-agents-suggest",
-        edits=[{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Under review"}],
+        edits=parse_edits(
+            [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Under review"}]
+        ),
         summary="It is under review, not accepted yet",
     )
     rejected = suggestions.suggest_edit(
         agent,
         address=SHOWCASE,
-        edits=[{"op": "delete_section", "heading": "Alternatives"}],
+        edits=parse_edits([{"op": "delete_section", "heading": "Alternatives"}]),
         reason="The Alternatives section names only one option; a record should list several.",
     ).suggestion
     assert rejected is not None

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidEdit, InvalidRequest, LimitReached, ReadOnly
-from codna.markdown.edits import edits_to_wire
+from codna.markdown.edits import Edit, edits_to_wire
 from codna.markdown.limits import check_chars, check_plain_text
 from codna.services import decisions, events
 from codna.services.access import Rights, access_page, read_only_message, rights
@@ -88,7 +88,7 @@ def suggest_edit(
     actor: Member,
     *,
     address: str,
-    edits: object,
+    edits: Sequence[Edit],
     reason: str,
     title: str | None = None,
     tags_add: Sequence[str] = (),
