@@ -23,6 +23,7 @@ def at_once(calls: list[Callable[[], object]], threads: int | None = None) -> li
     def run(call: Callable[[], object]) -> object:
         with contextlib.suppress(threading.BrokenBarrierError):  # later calls just run
             barrier.wait(timeout=30)
+            barrier.abort()  # the first batch is released together; no later one waits
         try:
             return call()
         except CodnaError as error:
