@@ -20,7 +20,7 @@ from codna.api import suggestions as api_suggestions
 from codna.guards import BodyCap, HostOriginGuard, PathDispatch
 from codna.mcp import inbox_tools, suggestion_tools, tools
 from codna.mcp.server import CodnaMCP, TokenVerifier
-from codna.services import events
+from codna.services import context, events
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
 
@@ -62,6 +62,9 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Every hand-over to a thread (ours, FastAPI's, the MCP SDK's) takes one of these.
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = settings.work_threads(context.location().engine)
         async with mcp.session_manager.run(), anyio.create_task_group() as tasks:
             tasks.start_soon(events.relay_database_events)
             yield

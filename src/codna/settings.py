@@ -37,6 +37,19 @@ class Settings:
     rate_window: float = field(
         default_factory=lambda: float(os.environ.get("CODNA_RATE_WINDOW", "60"))
     )
+    # Threads that do a process's work at once (0: as `work_threads` says for the engine).
+    threads: int = field(default_factory=lambda: int(os.environ.get("CODNA_THREADS", "0")))
+
+    def work_threads(self, engine: str) -> int:
+        """How many requests a process works on at once, in its thread pool; the rest wait
+        their turn on the event loop. Python runs one thread at a time, so more threads than
+        cores only take turns at the interpreter, and each turn costs: with SQLite, whose
+        work is all in this process, as many as there are cores; with PostgreSQL, twice as
+        many, so that some work while others wait on the network."""
+        if self.threads > 0:
+            return self.threads
+        cores = os.cpu_count() or 1
+        return cores if engine == "sqlite" else 2 * cores
 
 
 def base_url() -> str:

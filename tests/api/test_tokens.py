@@ -31,6 +31,29 @@ def test_a_missing_a_wrong_or_a_query_string_token_gets_401(app: InProcessServer
         assert client.get("/api/v1/me", headers={"Authorization": f"Bearer {good}"}).is_success
 
 
+def test_a_wrong_token_gets_401_before_anything_is_said_of_a_malformed_request(
+    app: InProcessServer,
+) -> None:
+    wrong = {"Authorization": "Bearer codna_wrong-wrong-wrong"}
+    with app.api() as client:
+        malformed = {
+            "a query without its address": client.get("/api/v1/page", headers=wrong),
+            "a body that is not JSON": client.post(
+                "/api/v1/page/edit",
+                headers={**wrong, "Content-Type": "application/json"},
+                content=b"{not json",
+            ),
+            "a body of the wrong shape": client.post(
+                "/api/v1/pages", headers=wrong, json={"address": 7, "extra": True}
+            ),
+        }
+        for what, answer in malformed.items():
+            body = error_body(answer, 401, "unauthenticated")
+            assert "address" not in body["message"], what
+        good = {"Authorization": f"Bearer {app.token('reader')}"}
+        error_body(client.get("/api/v1/page", headers=good), 422, "invalid_request")
+
+
 def test_every_operation_in_the_description_refuses_a_call_without_a_token_with_401(
     app: InProcessServer,
 ) -> None:

@@ -60,61 +60,63 @@ class Done(BaseModel):
 
 
 @router.get("/me", tags=["members"], summary="Who the token belongs to")
-def me(member: Reader) -> Member:
-    return member
+async def me(caller: Reader) -> Member:
+    return await caller.member()
 
 
 @router.get("/members", tags=["members"], summary="Every member (admins)")
-def list_members(member: Reader) -> list[MemberDetails]:
-    return members.list_members(member)
+async def list_members(caller: Reader) -> list[MemberDetails]:
+    return await caller.run(members.list_members)
 
 
 @router.post("/members", tags=["members"], status_code=status.HTTP_201_CREATED)
-def add_person(member: Writer, body: AddPerson) -> Member:
+async def add_person(caller: Writer, body: AddPerson) -> Member:
     """Add a person (admins)."""
-    return members.add_person(member, **body.model_dump())
+    return await caller.run(members.add_person, **body.model_dump())
 
 
 @router.post("/agents", tags=["members"], status_code=status.HTTP_201_CREATED)
-def add_agent(member: Writer, body: AddAgent) -> Member:
+async def add_agent(caller: Writer, body: AddAgent) -> Member:
     """Add an agent member with the people responsible for it (admins)."""
-    return members.add_agent(member, name=body.name, responsible=body.responsible)
+    return await caller.run(members.add_agent, name=body.name, responsible=body.responsible)
 
 
 @router.post("/members/disable", tags=["members"])
-def disable(member: Writer, body: Disable) -> Member:
+async def disable(caller: Writer, body: Disable) -> Member:
     """Disable or enable a member; a disabled member's tokens stop working (admins)."""
-    return members.set_disabled(member, handle=body.member, disabled=body.disabled)
+    return await caller.run(members.set_disabled, handle=body.member, disabled=body.disabled)
 
 
 @router.get("/grants", tags=["sharing"], summary="Grants: all for an admin, one's own else")
-def list_grants(member: Reader) -> list[Grant]:
-    return access.list_grants(member)
+async def list_grants(caller: Reader) -> list[Grant]:
+    return await caller.run(access.list_grants)
 
 
 @router.post("/grants", tags=["sharing"], summary="Share a space, folder or page")
-def share(member: Writer, body: Share) -> Grant:
-    return access.share(member, address=body.address, member=body.member, level=body.level)
+async def share(caller: Writer, body: Share) -> Grant:
+    return await caller.run(
+        access.share, address=body.address, member=body.member, level=body.level
+    )
 
 
 @router.post("/grants/delete", tags=["sharing"], summary="Take back a grant")
-def unshare(member: Writer, body: Unshare) -> Done:
-    access.unshare(member, address=body.address, member=body.member)
+async def unshare(caller: Writer, body: Unshare) -> Done:
+    await caller.run(access.unshare, address=body.address, member=body.member)
     return Done()
 
 
 @router.get("/tokens", tags=["tokens"], summary="Tokens of a member (default: one's own)")
-def list_tokens(member: Reader, owner: str | None = None) -> list[Token]:
-    return tokens.list_tokens(member, member=owner)
+async def list_tokens(caller: Reader, owner: str | None = None) -> list[Token]:
+    return await caller.run(tokens.list_tokens, member=owner)
 
 
 @router.post("/tokens", tags=["tokens"], status_code=status.HTTP_201_CREATED)
-def create_token(member: Writer, body: NewTokenFor) -> NewToken:
+async def create_token(caller: Writer, body: NewTokenFor) -> NewToken:
     """Make a token; its secret is in this answer only."""
-    return tokens.create_token(member, member=body.member, name=body.name)
+    return await caller.run(tokens.create_token, member=body.member, name=body.name)
 
 
 @router.post("/tokens/revoke", tags=["tokens"], summary="Revoke a token at once")
-def revoke_token(member: Writer, body: Revoke) -> Done:
-    tokens.revoke_token(member, token_id=body.token_id)
+async def revoke_token(caller: Writer, body: Revoke) -> Done:
+    await caller.run(tokens.revoke_token, token_id=body.token_id)
     return Done()

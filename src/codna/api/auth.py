@@ -1,16 +1,21 @@
 """Bearer tokens on every API call, and the rate limit on writes. Never a query string.
 
 Each route depends on one `TokenBearer`: the API description shows it as the bearer scheme,
-and on a request it reads the header and checks the token against the database. It is a plain
-function, so FastAPI runs it in the thread pool, as it does the routes: no database call on the
-event loop.
+and on a request it reads the header, refusing a request without one at once. The token is
+checked against the database where the route's work is done: `Bearer.run` checks it and calls
+the service as its member in one trip to the thread pool, so a request costs one hand-over
+between the event loop and a thread, and the database is never called on the event loop.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Concatenate, ParamSpec, TypeVar
 
+import anyio
 from fastapi import Request, Security
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
 
 from codna.errors import Unauthenticated
@@ -20,25 +25,74 @@ from codna.services.ratelimit import RateLimiter
 
 DESCRIPTION = "A CoDNA token: `codna token create`."
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Bearer:
+    """A request's token, checked when its work runs; for writes, counted against the token's
+    rate limit."""
+
+    secret: str
+    limiter: RateLimiter | None  # None: a read, which no limit counts
+
+    async def run(
+        self, service: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """Check the token, then call `service` with its member first, in the thread pool.
+
+        Raises Unauthenticated (a token unknown, revoked or of a disabled member), RateLimited,
+        and whatever the service raises.
+        """
+        return await anyio.to_thread.run_sync(lambda: self._call(service, *args, **kwargs))
+
+    async def member(self) -> Member:
+        """The member the token belongs to."""
+        return await self.run(_itself)
+
+    def _call(
+        self, service: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        who = tokens.authenticate_token(self.secret)
+        if self.limiter is not None:
+            self.limiter.hit(f"token:{who.token_id}")
+        return service(who.member, *args, **kwargs)
+
+
+def _itself(member: Member) -> Member:
+    return member
+
 
 class TokenBearer(HTTPBearer):
-    """The member behind a request's bearer token; for writes, counted against its token's
-    rate limit."""
+    """The bearer token a request sends, as a `Bearer`."""
 
     def __init__(self, *, writes: bool) -> None:
         super().__init__(scheme_name="HTTPBearer", description=DESCRIPTION, auto_error=False)
         self.writes = writes
 
-    def __call__(self, request: Request) -> Member:  # type: ignore[override]
+    async def __call__(self, request: Request) -> Bearer:  # type: ignore[override]
         scheme, _, secret = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
-        who = tokens.authenticate_token(secret.strip())
-        if self.writes:
-            limiter: RateLimiter = request.app.state.rate_limiter
-            limiter.hit(f"token:{who.token_id}")
-        return who.member
+        limiter: RateLimiter | None = request.app.state.rate_limiter if self.writes else None
+        return Bearer(secret.strip(), limiter)
 
 
-Reader = Annotated[Member, Security(TokenBearer(writes=False))]
-Writer = Annotated[Member, Security(TokenBearer(writes=True))]
+async def token_refusal(request: Request) -> Unauthenticated | None:
+    """Why the request's token is refused, or None for a good one or a route that takes none.
+    A request that fails validation is answered this first, so that a caller without a good
+    token learns nothing more."""
+    route = request.scope.get("route")
+    needs = route.dependant.dependencies if isinstance(route, APIRoute) else ()
+    if not any(isinstance(need.call, TokenBearer) for need in needs):
+        return None
+    try:
+        await (await TokenBearer(writes=False)(request)).member()
+    except Unauthenticated as refused:
+        return refused
+    return None
+
+
+Reader = Annotated[Bearer, Security(TokenBearer(writes=False))]
+Writer = Annotated[Bearer, Security(TokenBearer(writes=True))]

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 
+from codna.api.auth import token_refusal
 from codna.errors import CodnaError
 
 STATUS = {
@@ -84,8 +85,13 @@ async def _domain(_: Request, error: Exception) -> JSONResponse:
     return error_response(error)
 
 
-async def _validation(_: Request, error: Exception) -> JSONResponse:
+async def _validation(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
+    # A route checks its token where its work runs; a request refused before that is checked
+    # for its token here, so that a caller without a good one hears of nothing but 401.
+    refused = await token_refusal(request)
+    if refused is not None:
+        return error_response(refused)
     first = error.errors()[0] if error.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
     message = f"{where or 'The request'}: {first.get('msg', 'is malformed')}."

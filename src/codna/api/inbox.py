@@ -47,45 +47,45 @@ class Marked(BaseModel):
 
 
 @router.post("/links", status_code=status.HTTP_201_CREATED, summary="Suggest a link")
-def suggest_link(member: Writer, body: SuggestLink) -> LinkSuggestion:
-    return links.suggest_link(member, **body.model_dump())
+async def suggest_link(caller: Writer, body: SuggestLink) -> LinkSuggestion:
+    return await caller.run(links.suggest_link, **body.model_dump())
 
 
 @router.get("/links/{suggestion_id}", summary="One suggested link")
-def read_link(member: Reader, suggestion_id: int) -> LinkSuggestion:
-    return links.read_link(member, suggestion_id=suggestion_id)
+async def read_link(caller: Reader, suggestion_id: int) -> LinkSuggestion:
+    return await caller.run(links.read_link, suggestion_id=suggestion_id)
 
 
 @router.post("/links/{suggestion_id}/decide", summary="Accept or reject a suggested link")
-def decide_link(member: Writer, suggestion_id: int, body: DecideLink) -> LinkSuggestion:
-    return links.decide_link(member, suggestion_id=suggestion_id, **body.model_dump())
+async def decide_link(caller: Writer, suggestion_id: int, body: DecideLink) -> LinkSuggestion:
+    return await caller.run(links.decide_link, suggestion_id=suggestion_id, **body.model_dump())
 
 
 @router.post("/links/{suggestion_id}/withdraw", summary="Withdraw one's suggested link")
-def withdraw_link(member: Writer, suggestion_id: int) -> LinkSuggestion:
-    return links.withdraw_link(member, suggestion_id=suggestion_id)
+async def withdraw_link(caller: Writer, suggestion_id: int) -> LinkSuggestion:
+    return await caller.run(links.withdraw_link, suggestion_id=suggestion_id)
 
 
 @router.get("/pending", summary="What waits on one's decision, newest first")
-def pending_decisions(
-    member: Reader,
+async def pending_decisions(
+    caller: Reader,
     kind: str | None = None,
     limit: Annotated[int, Query(**window(PENDING, "of each kind"))] = PENDING.default,
     offset: Annotated[int, Query(**OFFSET)] = 0,
 ) -> Pending:
-    return inbox.pending_decisions(member, kind=kind, limit=limit, offset=offset)
+    return await caller.run(inbox.pending_decisions, kind=kind, limit=limit, offset=offset)
 
 
 @router.get("/inbox", summary="One's inbox: what waits, and decisions on what one suggested")
-def read_inbox(
-    member: Reader, limit: Annotated[int, Query(**window(INBOX, "items"))] = INBOX.default
+async def read_inbox(
+    caller: Reader, limit: Annotated[int, Query(**window(INBOX, "items"))] = INBOX.default
 ) -> Inbox:
-    return inbox.inbox(member, limit=limit)
+    return await caller.run(inbox.inbox, limit=limit)
 
 
 @router.post("/inbox/read", summary="Mark notifications read (these, or all)")
-def mark_read(member: Writer, body: MarkRead) -> Marked:
-    return Marked(marked=inbox.mark_read(member, ids=body.ids))
+async def mark_read(caller: Writer, body: MarkRead) -> Marked:
+    return Marked(marked=await caller.run(inbox.mark_read, ids=body.ids))
 
 
 @router.get(
@@ -93,14 +93,16 @@ def mark_read(member: Writer, body: MarkRead) -> Marked:
     summary="Server-sent events: one `inbox` event per change that concerns the caller",
     response_class=EventSourceResponse,
 )
-async def inbox_events(request: Request, member: Reader) -> EventSourceResponse:
-    return EventSourceResponse(_stream(request, member), ping=15)
+async def inbox_events(request: Request, caller: Reader) -> EventSourceResponse:
+    return EventSourceResponse(_stream(request, await caller.member()), ping=15)
 
 
 async def _stream(request: Request, member: Member) -> AsyncIterator[dict[str, Any]]:
     with events.bus.subscribe() as queue:
         # Say when the subscription is live, so a client knows nothing from now is missed.
-        await anyio.to_thread.run_sync(events.bus.listening.wait, 10)
+        with anyio.move_on_after(10):  # looked at, not waited on in a thread: those do work
+            while not events.bus.listening.is_set():
+                await anyio.sleep(0.01)
         yield {"event": "ready", "data": json.dumps({"member": member.handle})}
         while not await request.is_disconnected():
             with anyio.move_on_after(1):

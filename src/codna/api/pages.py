@@ -70,35 +70,35 @@ class ImportFiles(_Body):
 
 
 @router.get("/page", summary="Read a page, at its latest version or another")
-def read_page(
-    member: Reader,
+async def read_page(
+    caller: Reader,
     address: Address,
     version: Annotated[
         Version | None, Query(description="An older version; default the latest.")
     ] = None,
 ) -> Page:
-    return pages.read_page(member, address=address, version=version)
+    return await caller.run(pages.read_page, address=address, version=version)
 
 
 @router.get("/pages", summary="List pages one can read")
-def list_pages(
-    member: Reader,
+async def list_pages(
+    caller: Reader,
     address: str | None = None,
     trash: bool = False,
     limit: Annotated[int, Query(**window(PAGES, "pages"))] = PAGES.default,
 ) -> list[PageSummary]:
-    return pages.list_pages(member, address=address, in_trash=trash, limit=limit)
+    return await caller.run(pages.list_pages, address=address, in_trash=trash, limit=limit)
 
 
 @router.post("/pages", status_code=status.HTTP_201_CREATED, summary="Create a page")
-def create_page(member: Writer, body: CreatePage) -> Page:
-    return pages.create_page(member, **body.model_dump())
+async def create_page(caller: Writer, body: CreatePage) -> Page:
+    return await caller.run(pages.create_page, **body.model_dump())
 
 
 @router.post("/page/edit", summary="Apply edits that name their text, all or none")
-def edit_page(member: Writer, body: EditPage) -> EditResult:
-    return changes.edit_page(
-        member,
+async def edit_page(caller: Writer, body: EditPage) -> EditResult:
+    return await caller.run(
+        changes.edit_page,
         address=body.address,
         edits=edits_of(body.edits),
         title=body.title,
@@ -111,57 +111,57 @@ def edit_page(member: Writer, body: EditPage) -> EditResult:
 
 
 @router.get("/page/history", summary="A page's revisions, newest first")
-def history(member: Reader, address: Address) -> list[Revision]:
-    return revisions.history(member, address=address)
+async def history(caller: Reader, address: Address) -> list[Revision]:
+    return await caller.run(revisions.history, address=address)
 
 
 @router.get("/page/revision", summary="One revision with its body")
-def read_revision(member: Reader, address: Address, version: Version) -> Revision:
-    return revisions.read_revision(member, address=address, version=version)
+async def read_revision(caller: Reader, address: Address, version: Version) -> Revision:
+    return await caller.run(revisions.read_revision, address=address, version=version)
 
 
 @router.post("/page/revert", summary="Undo one revision as a new revision")
-def revert(member: Writer, body: VersionOfPage) -> EditResult:
-    return reverts.revert_revision(member, **body.model_dump())
+async def revert(caller: Writer, body: VersionOfPage) -> EditResult:
+    return await caller.run(reverts.revert_revision, **body.model_dump())
 
 
 @router.post("/page/restore-version", summary="Make the page as it was at a version")
-def restore_version(member: Writer, body: VersionOfPage) -> EditResult:
-    return reverts.restore_version(member, **body.model_dump())
+async def restore_version(caller: Writer, body: VersionOfPage) -> EditResult:
+    return await caller.run(reverts.restore_version, **body.model_dump())
 
 
 @router.post("/page/trash", summary="Move a page to the trash")
-def trash(member: Writer, body: AddressOnly) -> Page:
-    return pages.trash_page(member, address=body.address)
+async def trash(caller: Writer, body: AddressOnly) -> Page:
+    return await caller.run(pages.trash_page, address=body.address)
 
 
 @router.post("/page/restore", summary="Bring a page back from the trash")
-def restore(member: Writer, body: AddressOnly) -> Page:
-    return pages.restore_page(member, address=body.address)
+async def restore(caller: Writer, body: AddressOnly) -> Page:
+    return await caller.run(pages.restore_page, address=body.address)
 
 
 @router.post("/page/purge", summary="Delete a page in the trash for good")
-def purge(member: Writer, body: AddressOnly) -> Purged:
-    pages.purge_page(member, address=body.address)
+async def purge(caller: Writer, body: AddressOnly) -> Purged:
+    await caller.run(pages.purge_page, address=body.address)
     return Purged(address=body.address, purged=True)
 
 
 @router.get("/search", summary="Search the pages one can read")
-def search_pages(
-    member: Reader,
+async def search_pages(
+    caller: Reader,
     q: str,
     space: str | None = None,
     limit: Annotated[int, Query(**window(SEARCH, "results"))] = SEARCH.default,
 ) -> list[SearchHit]:
-    return search.search(member, query=q, space=space, limit=limit)
+    return await caller.run(search.search, query=q, space=space, limit=limit)
 
 
 @router.post("/import", status_code=status.HTTP_201_CREATED, summary="Import files into raw")
-def import_files(member: Writer, body: ImportFiles) -> list[Page]:
+async def import_files(caller: Writer, body: ImportFiles) -> list[Page]:
     documents = [transfer.Document(d.name, d.text) for d in body.documents]
-    return transfer.import_documents(member, documents=documents, folder=body.folder)
+    return await caller.run(transfer.import_documents, documents=documents, folder=body.folder)
 
 
 @router.get("/export", summary="Pages one can read as Markdown files with front matter")
-def export(member: Reader, address: str | None = None) -> list[ExportedFile]:
-    return transfer.export_documents(member, address=address)
+async def export(caller: Reader, address: str | None = None) -> list[ExportedFile]:
+    return await caller.run(transfer.export_documents, address=address)

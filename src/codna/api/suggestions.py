@@ -37,9 +37,9 @@ class Decide(_Body):
 
 
 @router.post("/suggestions", status_code=status.HTTP_201_CREATED, summary="Suggest a change")
-def suggest_edit(member: Writer, body: SuggestEdit) -> SuggestResult:
-    return suggestions.suggest_edit(
-        member,
+async def suggest_edit(caller: Writer, body: SuggestEdit) -> SuggestResult:
+    return await caller.run(
+        suggestions.suggest_edit,
         address=body.address,
         edits=edits_of(body.edits),
         reason=body.reason,
@@ -52,27 +52,32 @@ def suggest_edit(member: Writer, body: SuggestEdit) -> SuggestResult:
 
 
 @router.get("/suggestions", summary="A page's suggestions, or one's own")
-def list_suggestions(
-    member: Reader,
+async def list_suggestions(
+    caller: Reader,
     address: str | None = None,
     status: str | None = None,
     limit: Annotated[int, Query(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
 ) -> list[Suggestion]:
-    return suggestions.list_suggestions(member, address=address, status=status, limit=limit)
+    return await caller.run(
+        suggestions.list_suggestions, address=address, status=status, limit=limit
+    )
 
 
 @router.get("/suggestions/{suggestion_id}", summary="One suggested change")
-def read_suggestion(member: Reader, suggestion_id: int) -> Suggestion:
-    return suggestions.read_suggestion(member, suggestion_id=suggestion_id)
+async def read_suggestion(caller: Reader, suggestion_id: int) -> Suggestion:
+    return await caller.run(suggestions.read_suggestion, suggestion_id=suggestion_id)
 
 
 @router.post("/suggestions/{suggestion_id}/decide", summary="Accept or reject a suggestion")
-def decide(member: Writer, suggestion_id: int, body: Decide) -> Suggestion:
-    return suggestions.decide_edit_suggestion(
-        member, suggestion_id=suggestion_id, decision=body.decision, reason=body.reason
+async def decide(caller: Writer, suggestion_id: int, body: Decide) -> Suggestion:
+    return await caller.run(
+        suggestions.decide_edit_suggestion,
+        suggestion_id=suggestion_id,
+        decision=body.decision,
+        reason=body.reason,
     )
 
 
 @router.post("/suggestions/{suggestion_id}/withdraw", summary="Withdraw one's suggestion")
-def withdraw(member: Writer, suggestion_id: int) -> Suggestion:
-    return suggestions.withdraw_suggestion(member, suggestion_id=suggestion_id)
+async def withdraw(caller: Writer, suggestion_id: int) -> Suggestion:
+    return await caller.run(suggestions.withdraw_suggestion, suggestion_id=suggestion_id)

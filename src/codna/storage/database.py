@@ -49,11 +49,12 @@ class Database:
             threading.Lock() if self.dialect == "sqlite" else nullcontext()
         )
         # The pool owns every connection: pool_size and max_overflow bound what the database
-        # sees, and a connection is tested as it is taken, so one that a restart of the
-        # server broke is replaced instead of failing the request that took it.
+        # sees. On PostgreSQL a connection is tested as it is taken, so one that a restart of
+        # the server broke is replaced instead of failing the request that took it; an SQLite
+        # file has no server to restart.
         engine_options.setdefault("pool_size", 10)
         engine_options.setdefault("max_overflow", 20)
-        engine_options.setdefault("pool_pre_ping", True)
+        engine_options.setdefault("pool_pre_ping", self.dialect != "sqlite")
         if self.dialect == "sqlite":
             self.engine = _sqlite_engine(self.url, create=create, **engine_options)
         else:
