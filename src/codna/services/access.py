@@ -77,14 +77,15 @@ class Rights:
         """The best level this member has on the page at space:path (None: cannot read it)."""
         if self.member.is_admin:
             return "write"
-        levels = {held.level for held in self.grants if held.covers(space, path)}
-        if self.member.is_agent:
-            if space == "output" and created_by == self.member.id:
-                return "write"
-            return "read" if levels else None  # an agent is given read only
-        if "write" in levels:
+        if self.member.is_agent and space == "output" and created_by == self.member.id:
             return "write"
-        return "read" if levels else None
+        best: Level | None = None
+        for held in self.grants:
+            if held.covers(space, path):
+                if held.level == "write" and not self.member.is_agent:
+                    return "write"
+                best = "read"  # an agent is given read only
+        return best
 
     def can_read(self, space: str, path: str, created_by: int | None = None) -> bool:
         return self.level(space, path, created_by) is not None
@@ -167,7 +168,7 @@ def rights(conn: Connection, member: Member) -> Rights:
     """Read a member's grants in this transaction."""
     if member.is_admin:
         return Rights(member, ())  # an admin may do anything: no grant changes that
-    held = conn.execute(_GRANTS_OF, {"member_id": member.id})
+    held = conn.execute(_GRANTS_OF, {"member_id": member.id}).all()
     return Rights(member, tuple(Held(space, path, level) for space, path, level in held))
 
 

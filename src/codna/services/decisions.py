@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from functools import cache
+from typing import Any, Generic, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -32,7 +33,6 @@ from codna.services.access import Rights, rights
 from codna.services.clock import now
 from codna.services.limits import is_id
 from codna.services.members import Member
-from codna.storage.database import inserted_id
 from codna.storage.records import Decided, LinkRow, PageRow, SuggestionRow
 from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
 
@@ -83,26 +83,52 @@ def check_decision(decision: str) -> str:
     return decision
 
 
-def check_not_open(
-    conn: Connection, kind: Kind[Item], *same: sa.ColumnElement[bool], what: str
-) -> None:
+@cache
+def _open_status(table: sa.Table, columns: tuple[str, ...]) -> sa.Select[Any]:
+    same = [table.c[name] == sa.bindparam(name) for name in columns]
+    return sa.select(table.c.status).where(*same, table.c.status.in_(["pending", "rejected"]))
+
+
+def check_not_open(conn: Connection, kind: Kind[Item], same: dict[str, object], what: str) -> None:
     """Refuse what is already pending (Duplicate) or was rejected (RejectedBefore): the rows
-    of `kind` matching `same` that are pending or rejected. `what` names it in the refusal."""
-    status = conn.execute(
-        sa.select(kind.table.c.status).where(
-            *same, kind.table.c.status.in_(["pending", "rejected"])
-        )
-    ).scalar()
+    of `kind` whose columns hold the values `same` gives that are pending or rejected. `what`
+    names it in the refusal."""
+    status = conn.execute(_open_status(kind.table, tuple(sorted(same))), same).scalar()
     if status == "rejected":
         raise RejectedBefore(f"{what} was rejected before; it is not suggested again.")
     if status == "pending":
         raise Duplicate(f"{what} waits for a decision already.")
 
 
+@cache
+def _by_id(table: sa.Table) -> sa.Select[Any]:
+    return sa.select(table).where(table.c.id == sa.bindparam("item_id"))
+
+
+@cache
+def _page_and_item(table: sa.Table, lock: bool) -> tuple[sa.Select[Any], sa.Select[Any]]:
+    """The page found through an item, then the item: the order every writer takes."""
+    page = sa.select(pages).join(table, table.c.page_id == pages.c.id)
+    page = page.where(table.c.id == sa.bindparam("item_id"))
+    item = _by_id(table)
+    if lock:
+        return page.with_for_update(key_share=True, of=pages), item.with_for_update()
+    return page, item
+
+
+@cache
+def _closing(table: sa.Table) -> sa.Update:
+    """The compare-and-set that closes a pending item (its SET from the values given)."""
+    pending = sa.and_(table.c.id == sa.bindparam("item_id"), table.c.status == "pending")
+    return table.update().where(pending).returning(*table.c)
+
+
+_NOTIFY = notifications.insert().returning(notifications.c.id)
+
+
 def fetch(conn: Connection, kind: Kind[Item], item_id: int) -> Item:
     """One row of `kind`, as this transaction has it."""
-    query = sa.select(kind.table).where(kind.table.c.id == item_id)
-    return kind.record.of(conn.execute(query).mappings().one())
+    return kind.record.of(conn.execute(_by_id(kind.table), {"item_id": item_id}).mappings().one())
 
 
 def access_item(
@@ -113,15 +139,11 @@ def access_item(
     missing = NotFound(f"There is no {kind.noun} {item_id}.", suggestion_id=item_id)
     if not is_id(item_id):
         raise missing
-    table = kind.table
-    # The page first, found through the item, then the item: the order every writer takes.
-    page_query = sa.select(pages).join(table, table.c.page_id == pages.c.id)
-    item_query = sa.select(table).where(table.c.id == item_id)
-    if lock:
-        page_query = page_query.with_for_update(key_share=True, of=pages)
-        item_query = item_query.with_for_update()
-    page = conn.execute(page_query.where(table.c.id == item_id)).mappings().first()
-    item = conn.execute(item_query).mappings().first() if page is not None else None
+    page_query, item_query = _page_and_item(kind.table, lock)
+    page = conn.execute(page_query, {"item_id": item_id}).mappings().first()
+    item = None
+    if page is not None:
+        item = conn.execute(item_query, {"item_id": item_id}).mappings().first()
     if page is None or item is None:
         raise missing
     row, on = kind.record.of(item), PageRow.of(page)
@@ -168,22 +190,17 @@ def decide(
         accepted_version=page.version if decision == "accept" else None,
     )
     if row.suggester_id != actor.id:  # one's own decision needs no telling
-        note_id = inserted_id(
-            conn.execute(
-                notifications.insert().values(
-                    {
-                        "member_id": row.suggester_id,
-                        "kind": kind.notification,
-                        "page_id": row.page_id,
-                        kind.notification_column: row.id,
-                        "status": status,
-                        "reason": reason,
-                        "decided_by": actor.id,
-                        "created_at": now(),
-                    }
-                )
-            )
-        )
+        note = {
+            "member_id": row.suggester_id,
+            "kind": kind.notification,
+            "page_id": row.page_id,
+            kind.notification_column: row.id,
+            "status": status,
+            "reason": reason,
+            "decided_by": actor.id,
+            "created_at": now(),
+        }
+        note_id = conn.execute(_NOTIFY, note).scalar_one()
         events.emit(conn, table="notifications", row_id=note_id, op="insert")
     return closed, page, mine
 
@@ -207,16 +224,8 @@ def _close(conn: Connection, kind: Kind[Item], item_id: int, **values: object) -
     """Compare-and-set: the pending item becomes decided or withdrawn, exactly once; the
     item as closed."""
     table = kind.table
-    closed = (
-        conn.execute(
-            table.update()
-            .where(table.c.id == item_id, table.c.status == "pending")
-            .values(decided_at=now(), **values)
-            .returning(*table.c)
-        )
-        .mappings()
-        .first()
-    )
+    changed = {"item_id": item_id, "decided_at": now(), **values}
+    closed = conn.execute(_closing(table), changed).mappings().first()
     if closed is None:  # cannot happen under the row lock; refuse rather than write twice
         raise AlreadyDecided(f"The {kind.noun} {item_id} was decided meanwhile.")
     events.emit(conn, table=table.name, row_id=item_id, op="update")

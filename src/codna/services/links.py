@@ -111,8 +111,7 @@ def suggest_link(
         decisions.check_not_open(
             conn,
             LINKS,
-            link_suggestions.c.page_id == page.id,
-            link_suggestions.c.target_page_id == other.id,
+            {"page_id": page.id, "target_page_id": other.id},
             what=f"A link from {source_at} to {target_at}",
         )
         if f"]({target_at})" in page.body:

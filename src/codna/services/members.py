@@ -214,8 +214,11 @@ def member_by_handle(handle: str) -> Member:
     return member
 
 
+_MEMBER_BY_ID = sa.select(members).where(members.c.id == sa.bindparam("member_id"))
+
+
 def member_by_id_in(conn: Connection, member_id: int) -> Member | None:
-    row = conn.execute(sa.select(members).where(members.c.id == member_id)).mappings().first()
+    row = conn.execute(_MEMBER_BY_ID, {"member_id": member_id}).mappings().first()
     return member_from_row(row) if row else None
 
 

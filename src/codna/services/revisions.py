@@ -56,6 +56,14 @@ def check_summary(summary: str | None) -> str | None:
     return summary or None
 
 
+# Built once: the page's compare-and-set (its SET from the values given) and the revision.
+_SAVE_PAGE = (
+    pages.update()
+    .where(pages.c.id == sa.bindparam("page_id"), pages.c.version == sa.bindparam("read_version"))
+    .returning(*pages.c)
+)
+
+
 def save_revision(
     conn: Connection,
     page: PageRow,
@@ -76,32 +84,16 @@ def save_revision(
     version = page.version + 1
     at = now()
     values = {"title": title, "tags": list(tags), "body": body}
-    updated = (
-        conn.execute(
-            pages.update()
-            .where(pages.c.id == page.id, pages.c.version == page.version)
-            .values(version=version, updated_by=actor.id, updated_at=at, **values)
-            .returning(*pages.c)
-        )
-        .mappings()
-        .first()
-    )
+    changed = {"version": version, "updated_by": actor.id, "updated_at": at, **values}
+    where = {"page_id": page.id, "read_version": page.version}
+    updated = conn.execute(_SAVE_PAGE, {**where, **changed}).mappings().first()
     if updated is None:
         raise Conflict(
             "The page changed while this was being saved; read it again and retry.",
             current_version=page.version + 1,
         )
-    conn.execute(
-        revisions.insert().values(
-            page_id=page.id,
-            version=version,
-            author_id=actor.id,
-            summary=summary,
-            kind=kind,
-            created_at=at,
-            **values,
-        )
-    )
+    made = {"page_id": page.id, "version": version, "author_id": actor.id, "created_at": at}
+    conn.execute(revisions.insert(), {**made, "summary": summary, "kind": kind, **values})
     search.index_page(conn, page.id, title=title, tags=list(tags), body=body)
     return PageRow.of(updated)
 

@@ -31,20 +31,21 @@ class SearchHit:
     version: int
 
 
+_UNINDEX = sa.text("DELETE FROM page_search WHERE rowid = :id")
+_INDEX = sa.text("INSERT INTO page_search (rowid, title, tags, body) VALUES (:id, :t, :g, :b)")
+
+
 def index_page(conn: Connection, page_id: int, *, title: str, tags: list[str], body: str) -> None:
     """Keep the SQLite index in step with a page, in the page's own transaction."""
     if conn.dialect.name != "sqlite":
         return  # PostgreSQL indexes the page's own columns
-    conn.execute(sa.text("DELETE FROM page_search WHERE rowid = :id"), {"id": page_id})
-    conn.execute(
-        sa.text("INSERT INTO page_search (rowid, title, tags, body) VALUES (:id, :t, :g, :b)"),
-        {"id": page_id, "t": title, "g": " ".join(tags), "b": body},
-    )
+    conn.execute(_UNINDEX, {"id": page_id})
+    conn.execute(_INDEX, {"id": page_id, "t": title, "g": " ".join(tags), "b": body})
 
 
 def unindex_page(conn: Connection, page_id: int) -> None:
     if conn.dialect.name == "sqlite":
-        conn.execute(sa.text("DELETE FROM page_search WHERE rowid = :id"), {"id": page_id})
+        conn.execute(_UNINDEX, {"id": page_id})
 
 
 def search(

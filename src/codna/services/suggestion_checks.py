@@ -79,6 +79,11 @@ def _check(page: PageRow, row: SuggestionRow) -> NotApplying | None:
     return None
 
 
+_IDS: sa.BindParameter[list[int]] = sa.bindparam("ids", expanding=True)
+_KEPT = sa.select(suggestion_checks).where(suggestion_checks.c.suggestion_id.in_(_IDS))
+_BODIES = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(_IDS))
+
+
 def checks_for(
     conn: Connection, rows: Sequence[SuggestionRow], by_page: Mapping[int, PageHead]
 ) -> dict[int, NotApplying | None]:
@@ -86,14 +91,8 @@ def checks_for(
     with or without its body) as the page is now, or why not."""
     if not rows:
         return {}
-    kept = {
-        k["suggestion_id"]: k
-        for k in conn.execute(
-            sa.select(suggestion_checks).where(
-                suggestion_checks.c.suggestion_id.in_({r.id for r in rows})
-            )
-        ).mappings()
-    }
+    ids = sorted({r.id for r in rows})
+    kept = {k["suggestion_id"]: k for k in conn.execute(_KEPT, {"ids": ids}).mappings()}
     found: dict[int, NotApplying | None] = {}
     stale = []
     for row in rows:
@@ -120,8 +119,7 @@ def _bodies(
     known = {i: p for i in page_ids if isinstance(p := by_page[i], PageRow)}
     missing = page_ids - known.keys()
     if missing:
-        query = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(missing))
-        for r in conn.execute(query):
+        for r in conn.execute(_BODIES, {"ids": sorted(missing)}):
             head = by_page[r.id]
             known[r.id] = PageRow(**{**vars(head), "body": r.body})
     return known
@@ -145,7 +143,7 @@ def _kept(suggestion_id: int, version: int, problem: NotApplying | None) -> dict
 
 def applies_now(conn: Connection, suggestion_id: int, version: int) -> None:
     """Keep that a new suggestion applies to this version of its page (as making it showed)."""
-    conn.execute(suggestion_checks.insert().values(_kept(suggestion_id, version, None)))
+    conn.execute(suggestion_checks.insert(), _kept(suggestion_id, version, None))
 
 
 def remember(conn: Connection, fresh: list[dict[str, Any]]) -> None:

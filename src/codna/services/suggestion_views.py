@@ -63,19 +63,23 @@ class _Who:
     kind: str
 
 
+_IDS: sa.BindParameter[list[int]] = sa.bindparam("ids", expanding=True)
+_WHO = sa.select(members.c.id, members.c.name, members.c.kind).where(members.c.id.in_(_IDS))
+_HEADS = sa.select(*PAGE_COLUMNS).where(pages.c.id.in_(_IDS))
+
+
 def who(conn: Connection, ids: set[int] | set[int | None]) -> dict[int, _Who]:
     """Members' names and kinds by id, in one statement."""
-    wanted = {i for i in ids if i is not None}
+    wanted = sorted(i for i in ids if i is not None)
     if not wanted:
         return {}
-    query = sa.select(members.c.id, members.c.name, members.c.kind).where(members.c.id.in_(wanted))
-    return {r.id: _Who(r.name, r.kind) for r in conn.execute(query)}
+    return {r.id: _Who(r.name, r.kind) for r in conn.execute(_WHO, {"ids": wanted})}
 
 
 def page_heads(conn: Connection, page_ids: set[int]) -> dict[int, PageHead]:
     """Pages without their bodies, by id, in one statement."""
-    query = sa.select(*PAGE_COLUMNS).where(pages.c.id.in_(page_ids))
-    return {r["id"]: PageHead.of(r) for r in conn.execute(query).mappings()}
+    found = conn.execute(_HEADS, {"ids": sorted(page_ids)}).mappings()
+    return {r["id"]: PageHead.of(r) for r in found}
 
 
 def views(

@@ -39,7 +39,6 @@ from codna.services.members import Member, member_by_id_in
 from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
 from codna.services.suggestion_views import Suggestion, views
-from codna.storage.database import inserted_id
 from codna.storage.records import PageRow, SuggestionRow
 from codna.storage.schema import edit_suggestions, members
 
@@ -84,6 +83,13 @@ def check_via(via: object) -> str | None:
     return via or None
 
 
+_SUGGESTER_QUEUE = (
+    sa.select(members.c.id)
+    .where(members.c.id == sa.bindparam("member_id"))
+    .with_for_update(key_share=True)
+)
+
+
 def suggest_edit(
     actor: Member,
     *,
@@ -114,11 +120,7 @@ def suggest_edit(
     with transaction as conn:
         if not dry_run:
             # One suggester's suggestions queue here, so the limits hold under concurrency.
-            conn.execute(
-                sa.select(members.c.id)
-                .where(members.c.id == actor.id)
-                .with_for_update(key_share=True)
-            )
+            conn.execute(_SUGGESTER_QUEUE, {"member_id": actor.id})
         page, mine = access_page(conn, actor, where)
         if not mine.can_suggest(page.space, page.path, page.created_by):
             raise ReadOnly(read_only_message(where, actor), address=str(where))
@@ -173,22 +175,23 @@ def _check_same_edits(conn: Connection, page_id: int, digest: str) -> None:
     decisions.check_not_open(
         conn,
         CHANGES,
-        edit_suggestions.c.page_id == page_id,
-        edit_suggestions.c.edits_hash == digest,
+        {"page_id": page_id, "edits_hash": digest},
         what="The same change to this page",
     )
 
 
+_PENDING_OF = sa.select(
+    sa.func.count().filter(edit_suggestions.c.page_id == sa.bindparam("page_id")),
+    sa.func.count(),
+).where(
+    edit_suggestions.c.suggester_id == sa.bindparam("suggester_id"),
+    edit_suggestions.c.status == "pending",
+)
+
+
 def _check_limits(conn: Connection, actor: Member, page_id: int) -> None:
-    mine = sa.and_(
-        edit_suggestions.c.suggester_id == actor.id, edit_suggestions.c.status == "pending"
-    )
-    on_page, in_all = conn.execute(
-        sa.select(
-            sa.func.count().filter(edit_suggestions.c.page_id == page_id),
-            sa.func.count(),
-        ).where(mine)
-    ).one()
+    counts = {"page_id": page_id, "suggester_id": actor.id}
+    on_page, in_all = conn.execute(_PENDING_OF, counts).one()
     if on_page >= PER_PAGE_LIMIT:
         raise LimitReached(
             f"{PER_PAGE_LIMIT} of your suggestions wait on this page already; wait for "
@@ -205,6 +208,9 @@ def _check_limits(conn: Connection, actor: Member, page_id: int) -> None:
         )
 
 
+_INSERT = edit_suggestions.insert().returning(*edit_suggestions.c)
+
+
 def _insert(
     conn: Connection,
     actor: Member,
@@ -218,29 +224,34 @@ def _insert(
 ) -> SuggestionRow:
     try:
         with conn.begin_nested():
-            made = conn.execute(
-                edit_suggestions.insert().values(
-                    page_id=page.id,
-                    base_version=base_version,
-                    edits=edits_to_wire(change.edits),
-                    title=change.title,
-                    title_was=page.title if change.title is not None else None,
-                    tags_add=list(change.tags_add),
-                    tags_remove=list(change.tags_remove),
-                    reason=reason,
-                    suggester_id=actor.id,
-                    via=via,
-                    status="pending",
-                    diff=diff,
-                    edits_hash=digest,
-                    created_at=now(),
+            made = (
+                conn.execute(
+                    _INSERT,
+                    {
+                        "page_id": page.id,
+                        "base_version": base_version,
+                        "edits": edits_to_wire(change.edits),
+                        "title": change.title,
+                        "title_was": page.title if change.title is not None else None,
+                        "tags_add": list(change.tags_add),
+                        "tags_remove": list(change.tags_remove),
+                        "reason": reason,
+                        "suggester_id": actor.id,
+                        "via": via,
+                        "status": "pending",
+                        "diff": diff,
+                        "edits_hash": digest,
+                        "created_at": now(),
+                    },
                 )
-            )
+                .mappings()
+                .one()
+            )  # read before the savepoint is released
     except sa.exc.IntegrityError:
         # Another suggester's same edits landed a moment ago: the unique index says so.
         _check_same_edits(conn, page.id, digest)
         raise
-    return decisions.fetch(conn, CHANGES, inserted_id(made))
+    return SuggestionRow.of(made)
 
 
 def decide_edit_suggestion(
