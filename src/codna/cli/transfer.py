@@ -18,7 +18,7 @@ from codna.cli.output import Out, command_options
 from codna.errors import CodnaError, Duplicate, InvalidRequest
 from codna.markdown.limits import MAX_BODY_BYTES
 from codna.services import transfer
-from codna.services.addresses import Address
+from codna.services.addresses import EXPORT_SUFFIX, Address
 from codna.services.members import Member
 
 T = TypeVar("T")
@@ -97,7 +97,7 @@ def find_files(paths: Sequence[Path]) -> tuple[list[Candidate], list[Skipped]]:
                         )
                     )
             for name in sorted(files):
-                if name.lower().endswith(".md"):
+                if name.lower().endswith(EXPORT_SUFFIX):
                     file = here / name
                     found.append(Candidate(file.relative_to(path).as_posix(), file, path))
     return found, skipped
