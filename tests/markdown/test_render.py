@@ -227,6 +227,11 @@ def test_a_javascript_link_is_rendered_as_its_text(body: str) -> None:
     assert html == "<p>x</p>\n"
 
 
+def test_a_refused_link_keeps_the_markup_of_its_text() -> None:
+    html = html_of("[**bold** and `code`](javascript:alert(1)) after")
+    assert html == "<p><strong>bold</strong> and <code>code</code> after</p>\n"
+
+
 def test_a_script_autolink_is_rendered_as_its_text() -> None:
     html = html_of("<javascript:alert(1)>")
     assert html == "<p>javascript:alert(1)</p>\n"
