@@ -56,6 +56,7 @@ def _shape(db: Database) -> dict[str, dict[str, str]]:
 ADDING = [
     ("0003", "0004", {"edit_suggestions"}, {"notifications": {"edit_suggestion_id"}}),
     ("0004", "0005", {"suggestion_checks"}, {}),
+    ("0005", "0006", {"web_sessions", "sign_in_failures"}, {}),
 ]
 
 

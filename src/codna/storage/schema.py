@@ -278,3 +278,34 @@ suggestion_checks = sa.Table(
     sa.Column("reason", sa.String(40)),
     sa.Column("message", sa.Text),
 )
+
+# A person's browser session: the cookie holds the secret, this table only its SHA-256 (it has
+# 256 random bits, so a fast hash is enough). Signing out deletes the row.
+web_sessions = sa.Table(
+    "web_sessions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("secret_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column(
+        "member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("last_seen_at", UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+)
+sa.Index("ix_web_sessions_member_id", web_sessions.c.member_id)
+
+# Failed sign-ins, counted per e-mail and per client address over a window: kept in the
+# database so the throttle holds across server processes. The e-mail is stored as typed
+# (normalised), whether or not a member has it.
+sign_in_failures = sa.Table(
+    "sign_in_failures",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("email", sa.String(320), nullable=False),
+    sa.Column("address", sa.String(100), nullable=False),
+    sa.Column("at", UTCDateTime, nullable=False),
+)
+sa.Index("ix_sign_in_failures_email_at", sign_in_failures.c.email, sign_in_failures.c.at)
+sa.Index("ix_sign_in_failures_address_at", sign_in_failures.c.address, sign_in_failures.c.at)
+sa.Index("ix_sign_in_failures_at", sign_in_failures.c.at)
