@@ -28,6 +28,7 @@ import httpx
 import httpx2
 import pytest
 import sqlalchemy as sa
+from argon2 import PasswordHasher, profiles
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
@@ -44,6 +45,16 @@ POSTGRES_URL = os.environ.get(
     "CODNA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 ENGINES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cheap_password_hashing() -> Iterator[None]:
+    """Passwords hashed with argon2's cheapest parameters in the tests' own process: the same
+    code, a thousandth of the work (a real `codna serve` the tests start keeps the real ones)."""
+    real = members._hasher
+    members._hasher = PasswordHasher.from_parameters(profiles.CHEAPEST)
+    yield
+    members._hasher = real
 
 
 # Databases ---------------------------------------------------------------------------------
@@ -156,6 +167,7 @@ ROLES = {
     "stranger": "sam@example.com",  # no grant at all
     "agent": "checker",  # read on wiki, raw and output
 }
+PASSWORD = "correct horse"  # every person's, for signing in to the web UI
 SPARE = (
     "flood-api",
     "flood-mcp",
@@ -181,10 +193,10 @@ def seed(url: str, *, spare: Sequence[str] = SPARE) -> Workspace:
     database = Database(url)
     use_database(database)
     try:
-        admin = members.init_workspace(admin_email=ROLES["admin"], admin_password="correct horse")
-        members.add_person(admin, email=ROLES["writer"], name="Wanda")
-        members.add_person(admin, email=ROLES["reader"], name="Rita")
-        members.add_person(admin, email=ROLES["stranger"], name="Sam")
+        admin = members.init_workspace(admin_email=ROLES["admin"], admin_password=PASSWORD)
+        members.add_person(admin, email=ROLES["writer"], name="Wanda", password=PASSWORD)
+        members.add_person(admin, email=ROLES["reader"], name="Rita", password=PASSWORD)
+        members.add_person(admin, email=ROLES["stranger"], name="Sam", password=PASSWORD)
         members.add_agent(admin, name=ROLES["agent"], responsible=[ROLES["writer"]])
         for space in ("wiki", "raw", "output"):
             access.share(admin, address=space, member=ROLES["writer"], level="write")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import anyio
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from fastapi.staticfiles import StaticFiles
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
@@ -17,12 +19,16 @@ from codna.api import errors as api_errors
 from codna.api import inbox as api_inbox
 from codna.api import pages as api_pages
 from codna.api import suggestions as api_suggestions
-from codna.guards import BodyCap, HostOriginGuard, PathDispatch
+from codna.guards import BodyCap, HostOriginGuard, PathDispatch, SecurityHeaders
 from codna.mcp import inbox_tools, suggestion_tools, tools
 from codna.mcp.server import CodnaMCP, TokenVerifier
 from codna.services import context, events
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
+from codna.web import errors as web_errors
+from codna.web import pages as web_pages
+from codna.web import signin as web_signin
+from codna.web.templating import STATIC
 
 
 def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
@@ -81,11 +87,28 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     )
     app.state.rate_limiter = limiter
     app.state.settings = settings
-    api_errors.install(app)
+    for kind, handler in api_errors.HANDLERS.items():
+        app.add_exception_handler(kind, _by_path(handler, web_errors.HANDLERS[kind]))
     for router in (api_pages.router, admin.router, api_inbox.router, api_suggestions.router):
         app.include_router(router, prefix=API, responses=api_errors.DOCUMENTED)
+    for router in (web_signin.router, web_pages.router):
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
     routed = PathDispatch(app, mcp=mcp_app)
     guarded = HostOriginGuard(
         routed, hosts=settings.allowed_hosts, origins=settings.allowed_origins
     )
-    return BodyCap(guarded, limit=settings.max_body_bytes)
+    return BodyCap(SecurityHeaders(guarded), limit=settings.max_body_bytes)
+
+
+Handler = Callable[[Request, Exception], Awaitable[Response]]
+
+
+def _by_path(api: Handler, web: Handler) -> Handler:
+    """A refusal answered as the API's JSON under /api, as a web page elsewhere."""
+
+    async def handle(request: Request, error: Exception) -> Response:
+        chosen = api if request.url.path.startswith(API + "/") else web
+        return await chosen(request, error)
+
+    return handle

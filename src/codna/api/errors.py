@@ -6,7 +6,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
@@ -123,9 +123,3 @@ HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
     RequestValidationError: _validation,
     HTTPException: _http,
 }
-
-
-def install(app: FastAPI) -> None:
-    """Map every refusal to its status and JSON body, in one place."""
-    for kind, handler in HANDLERS.items():
-        app.add_exception_handler(kind, handler)

@@ -1,0 +1,87 @@
+"""Reading: spaces and folders, a page, search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from markupsafe import Markup
+from starlette.responses import Response
+
+from codna.markdown.render import render as render_markdown
+from codna.services import pages, search
+from codna.services.addresses import SPACES, Address, parse_address
+from codna.services.members import Member
+from codna.services.pages import Page, PageSummary
+from codna.services.search import SearchHit
+from codna.web.templating import page_url, render
+from codna.web.visitor import Seen
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the page view shows: a page with its HTML, or a space's or folder's pages."""
+
+    member: Member
+    where: Address
+    page: Page | None = None
+    html: Markup | None = None
+    listing: list[PageSummary] | None = None
+
+
+def _show(member: Member, where: Address) -> Shown:
+    if where.kind != "page":
+        listing = pages.list_pages(member, address=str(where))
+        return Shown(member, where, listing=listing)
+    page = pages.read_page(member, address=str(where))
+    html = Markup(render_markdown(page.body, page_url=page_url))  # sanitised by render
+    return Shown(member, where, page=page, html=html)
+
+
+def crumbs(where: Address) -> list[tuple[str, str]]:
+    """The space and each folder above `where`, as (label, url)."""
+    trail = [(where.space, f"/p/{where.space}/")]
+    parts = where.path.split("/")[:-1]
+    for depth in range(len(parts)):
+        folder = "/".join(parts[: depth + 1]) + "/"
+        trail.append((parts[depth], page_url(Address(where.space, folder))))
+    return trail
+
+
+@router.get("/p/{space}/{path:path}")
+async def read(request: Request, seen: Seen, space: str, path: str = "") -> Response:
+    where = parse_address(f"{space}:{path}")
+    shown = await seen.run(_show, where)
+    return render(
+        request,
+        seen,
+        "page.html" if shown.page else "folder.html",
+        member=shown.member,
+        shown=shown,
+        crumbs=crumbs(where),
+        spaces=SPACES,
+    )
+
+
+@dataclass(frozen=True)
+class Found:
+    member: Member
+    hits: list[SearchHit]
+
+
+def _search(member: Member, query: str) -> Found:
+    return Found(member, search.search(member, query=query))
+
+
+@router.get("/search")
+async def find(
+    request: Request, seen: Seen, q: Annotated[str, Query(max_length=500)] = ""
+) -> Response:
+    if not q.strip():
+        member = await seen.run(lambda member: member)
+        return render(request, seen, "search.html", member=member, query="", hits=None)
+    found = await seen.run(_search, q)
+    return render(request, seen, "search.html", member=found.member, query=q, hits=found.hits)

@@ -1,0 +1,70 @@
+"""Signing in and out, at `/`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import anyio
+from fastapi import APIRouter, Form, Request
+from starlette.responses import RedirectResponse, Response
+
+from codna.errors import RateLimited, Unauthenticated
+from codna.services import sessions
+from codna.web.templating import render
+from codna.web.visitor import Seen, signed_in, signed_out
+
+router = APIRouter(include_in_schema=False)
+HOME = "/p/wiki/"
+
+
+def _next(target: str | None) -> str:
+    """Where to go after signing in: a path on this site, never another site."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+        return target
+    return HOME
+
+
+@router.get("/")
+async def home(request: Request, seen: Seen, next: str | None = None) -> Response:
+    if seen.session is not None:
+        return RedirectResponse(_next(next), status_code=303)
+    return render(request, seen, "signin.html", member=None, next=_next(next))
+
+
+@router.post("/sign-in")
+async def sign_in(
+    request: Request,
+    seen: Seen,
+    email: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = HOME,
+) -> Response:
+    seen.check_csrf(csrf)
+    address = request.client.host if request.client else "unknown"
+    try:
+        made = await anyio.to_thread.run_sync(
+            lambda: sessions.sign_in(email, password, address=address)
+        )
+    except (Unauthenticated, RateLimited) as refused:
+        status = 429 if isinstance(refused, RateLimited) else 401
+        return render(
+            request,
+            seen,
+            "signin.html",
+            member=None,
+            status=status,
+            next=_next(next),
+            email=email,
+            error=refused.message,
+        )
+    answer = RedirectResponse(_next(next), status_code=303)
+    return signed_in(answer, made.secret, secure=request.url.scheme == "https")
+
+
+@router.post("/sign-out")
+async def sign_out(seen: Seen, csrf: Annotated[str, Form()] = "") -> Response:
+    seen.check_csrf(csrf)
+    if seen.session is not None:
+        await anyio.to_thread.run_sync(sessions.sign_out, seen.session)
+    return signed_out(RedirectResponse("/", status_code=303))
