@@ -26,6 +26,7 @@ from codna.services import context, events
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
 from codna.web import errors as web_errors
+from codna.web import inbox as web_inbox
 from codna.web import pages as web_pages
 from codna.web import signin as web_signin
 from codna.web.templating import STATIC
@@ -91,7 +92,7 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
         app.add_exception_handler(kind, _by_path(handler, web_errors.HANDLERS[kind]))
     for router in (api_pages.router, admin.router, api_inbox.router, api_suggestions.router):
         app.include_router(router, prefix=API, responses=api_errors.DOCUMENTED)
-    for router in (web_signin.router, web_pages.router):
+    for router in (web_signin.router, web_pages.router, web_inbox.router):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     routed = PathDispatch(app, mcp=mcp_app)

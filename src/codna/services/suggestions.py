@@ -307,6 +307,26 @@ def read_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
         return view
 
 
+@dataclass(frozen=True)
+class Preview:
+    """A suggestion, and its page as accepting it would leave it now."""
+
+    suggestion: Suggestion
+    title: str
+    tags: tuple[str, ...]
+    body: str
+
+
+def preview_suggestion(actor: Member, *, suggestion_id: int) -> Preview:
+    """The page as accepting the suggestion would leave it, for its suggester or an editor
+    of its page; nothing is written. Raises NotFound, NoLongerApplies (which edit and why)."""
+    with database().read() as conn:
+        row, page, mine = decisions.access_item(conn, actor, CHANGES, suggestion_id)
+        after = apply_suggestion(page, row)
+        [view] = views(conn, [row], mine, page=page)
+        return Preview(view, after.title, after.tags, after.body)
+
+
 def list_suggestions(
     actor: Member,
     *,

@@ -1,0 +1,123 @@
+"""The inbox: suggested changes and links to decide, and decisions on one's own.
+
+Every decision is a form that posts and redirects, so deciding works without JavaScript; with
+htmx, the form posts in place and the item is replaced by what was decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from markupsafe import Markup
+from starlette.responses import RedirectResponse, Response
+
+from codna.markdown.render import render as render_markdown
+from codna.services import inbox, links, suggestions
+from codna.services.inbox import Inbox
+from codna.services.links import LinkSuggestion
+from codna.services.members import Member
+from codna.services.suggestion_views import Suggestion
+from codna.services.suggestions import Preview
+from codna.web.templating import page_url, render
+from codna.web.visitor import Seen
+
+router = APIRouter(include_in_schema=False)
+
+
+@dataclass(frozen=True)
+class Shown:
+    member: Member
+    inbox: Inbox
+
+
+def _inbox(member: Member) -> Shown:
+    return Shown(member, inbox.inbox(member))
+
+
+@router.get("/inbox")
+async def read_inbox(request: Request, seen: Seen) -> Response:
+    shown = await seen.run(_inbox)
+    return render(request, seen, "inbox.html", member=shown.member, inbox=shown.inbox)
+
+
+@dataclass(frozen=True)
+class Previewed:
+    member: Member
+    preview: Preview
+    html: Markup
+
+
+def _preview(member: Member, suggestion_id: int) -> Previewed:
+    preview = suggestions.preview_suggestion(member, suggestion_id=suggestion_id)
+    html = Markup(render_markdown(preview.body, page_url=page_url))  # sanitised by render
+    return Previewed(member, preview, html)
+
+
+@router.get("/inbox/changes/{suggestion_id}/preview")
+async def preview(request: Request, seen: Seen, suggestion_id: int) -> Response:
+    shown = await seen.run(_preview, suggestion_id)
+    return render(request, seen, "preview.html", member=shown.member, shown=shown)
+
+
+def _answer(request: Request, seen: Seen, member: Member, item: object, kind: str) -> Response:
+    """After a decision: the decided item in place of the form (htmx), or back to the inbox."""
+    if request.headers.get("hx-request") == "true":
+        return render(request, seen, "decided.html", member=member, item=item, kind=kind)
+    return RedirectResponse("/inbox", status_code=303)
+
+
+@router.post("/inbox/changes/{suggestion_id}/decide")
+async def decide_change(
+    request: Request,
+    seen: Seen,
+    suggestion_id: int,
+    decision: Annotated[str, Form()] = "",
+    reason: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
+    seen.check_csrf(csrf)
+
+    def decide(member: Member) -> tuple[Member, Suggestion]:
+        made = suggestions.decide_edit_suggestion(
+            member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
+        )
+        return member, made
+
+    member, made = await seen.run(decide)
+    return _answer(request, seen, member, made, "change")
+
+
+@router.post("/inbox/changes/{suggestion_id}/withdraw")
+async def withdraw_change(
+    request: Request, seen: Seen, suggestion_id: int, csrf: Annotated[str, Form()] = ""
+) -> Response:
+    seen.check_csrf(csrf)
+
+    def withdraw(member: Member) -> tuple[Member, Suggestion]:
+        return member, suggestions.withdraw_suggestion(member, suggestion_id=suggestion_id)
+
+    member, made = await seen.run(withdraw)
+    return _answer(request, seen, member, made, "change")
+
+
+@router.post("/inbox/links/{suggestion_id}/decide")
+async def decide_link(
+    request: Request,
+    seen: Seen,
+    suggestion_id: int,
+    decision: Annotated[str, Form()] = "",
+    reason: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
+    seen.check_csrf(csrf)
+
+    def decide(member: Member) -> tuple[Member, LinkSuggestion]:
+        made = links.decide_link(
+            member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
+        )
+        return member, made
+
+    member, made = await seen.run(decide)
+    return _answer(request, seen, member, made, "link")
