@@ -146,3 +146,42 @@ def test_script_in_a_suggestion_is_shown_as_text(app: InProcessServer) -> None:
     item = _item(html, made)
     assert "<script>" not in item and "&lt;script&gt;alert(1)&lt;/script&gt;" in item
     assert re.search(r"<[^>]*\sonerror\s*=", item) is None
+
+
+def test_a_page_tells_its_editors_what_waits_and_its_readers_nothing(
+    app: InProcessServer,
+) -> None:
+    address = unique()
+    app.create_page(address, "First. Second.\n")
+    _suggest(app, address, "First.", "1st.", "Shorter.")
+    _suggest(app, address, "Second.", "2nd.", "Shorter too.")
+    path = "/p/" + address.replace(":", "/", 1)
+    with signed_in(app, "writer") as writer:
+        page = writer.get(path).text
+        listed = writer.get("/suggestions/" + address.replace(":", "/", 1)).text
+    assert "2 suggested changes waiting" in page
+    assert listed.count('<li class="item"') == 2
+    with signed_in(app, "reader") as reader:
+        seen = reader.get(path).text
+    assert "waiting" not in seen and "Shorter" not in seen
+
+
+def test_a_suggester_sees_their_own_suggestions_on_the_page_and_withdraws_one(
+    app: InProcessServer,
+) -> None:
+    address = unique()
+    app.create_page(address, "Red and blue.\n")
+    edits = [{"op": "replace", "old": "blue", "new": "green"}]
+    with app.api("reader") as reader_api:
+        made = reader_api.post(
+            "/api/v1/suggestions", json={"address": address, "edits": edits, "reason": "Green."}
+        ).json()["suggestion"]["id"]
+    path = "/p/" + address.replace(":", "/", 1)
+    with signed_in(app, "reader") as reader:
+        page = reader.get(path)
+        item = _item(page.text, made)
+        assert "Status:</span> waiting" in item and "Withdraw" in item and "Accept" not in item
+        answer = reader.post(f"/inbox/changes/{made}/withdraw", data={"csrf": csrf_of(page)})
+        assert answer.status_code == 303
+        again = _item(reader.get(path).text, made)
+    assert "Status:</span> withdrawn" in again and "Withdraw" not in again

@@ -10,11 +10,12 @@ from markupsafe import Markup
 from starlette.responses import Response
 
 from codna.markdown.render import render as render_markdown
-from codna.services import pages, search
+from codna.services import pages, search, suggestions
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.services.search import SearchHit
+from codna.services.suggestion_views import Suggestion
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
@@ -30,6 +31,7 @@ class Shown:
     page: Page | None = None
     html: Markup | None = None
     listing: list[PageSummary] | None = None
+    mine: list[Suggestion] | None = None  # a suggester's own suggestions on the page
 
 
 def _show(member: Member, where: Address) -> Shown:
@@ -38,7 +40,11 @@ def _show(member: Member, where: Address) -> Shown:
         return Shown(member, where, listing=listing)
     page = pages.read_page(member, address=str(where))
     html = Markup(render_markdown(page.body, page_url=page_url))  # sanitised by render
-    return Shown(member, where, page=page, html=html)
+    # Its editors see how many wait (pending_suggestions); anyone else, their own, if any.
+    mine = None
+    if page.pending_suggestions is None:
+        mine = suggestions.list_suggestions(member, address=str(where))
+    return Shown(member, where, page=page, html=html, mine=mine)
 
 
 def crumbs(where: Address) -> list[tuple[str, str]]:
@@ -85,3 +91,24 @@ async def find(
         return render(request, seen, "search.html", member=member, query="", hits=None)
     found = await seen.run(_search, q)
     return render(request, seen, "search.html", member=found.member, query=q, hits=found.hits)
+
+
+@dataclass(frozen=True)
+class Listed:
+    member: Member
+    where: Address
+    items: list[Suggestion]
+
+
+def _suggestions(member: Member, where: Address) -> Listed:
+    return Listed(member, where, suggestions.list_suggestions(member, address=str(where)))
+
+
+@router.get("/suggestions/{space}/{path:path}")
+async def page_suggestions(request: Request, seen: Seen, space: str, path: str) -> Response:
+    """A page's suggested changes: all of them for its editors, one's own for anyone else."""
+    where = parse_address(f"{space}:{path}", want="page")
+    listed = await seen.run(_suggestions, where)
+    return render(
+        request, seen, "suggestions.html", member=listed.member, listed=listed, crumbs=crumbs(where)
+    )
