@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection
 from codna.errors import Conflict, InvalidRequest
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import Edit, apply_edits, edits_to_wire, parse_edits
-from codna.markdown.limits import check_body
+from codna.markdown.limits import check_body, normalise_newlines
 from codna.services.access import Rights, access_page
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
@@ -184,4 +184,66 @@ def edit_page(
             return EditResult(
                 page_view(conn, page, mine), page_diff(page, after.body), summary, saved=False
             )
+        return write_change(conn, page, mine, actor, after=after, summary=summary, kind="edit")
+
+
+def written_summary(page: PageRow, after: Applied) -> str:
+    """The summary of a whole-text write that was given none: what it changed."""
+    parts = [
+        name
+        for name, changed in (
+            ("text", after.body != page.body),
+            ("new title", after.title != page.title),
+            ("tags", after.tags != page.tags),
+        )
+        if changed
+    ]
+    return "Edited: " + ", ".join(parts)
+
+
+def write_page(
+    actor: Member,
+    *,
+    address: str,
+    body: str,
+    title: str | None = None,
+    tags: Sequence[str] | None = None,
+    summary: str | None = None,
+    base_version: int,
+) -> EditResult:
+    """A person's edit given as the page's whole new text (and title and tags, when given;
+    `tags` replaces the page's tags), saved as one revision if the page is still at
+    `base_version`, the version the editor was opened on.
+
+    Raises InvalidRequest (nothing changed, a bad field), TooLarge, NotFound, ReadOnly,
+    Conflict (the page moved on since `base_version`).
+    """
+    where = parse_address(address, want="page")
+    if isinstance(base_version, bool) or not isinstance(base_version, int) or base_version < 1:
+        raise InvalidRequest("base_version is a version number, 1 or more.", field="base_version")
+    body = normalise_newlines(body)
+    check_body(body)
+    new_title = check_title(title) if title is not None else None
+    new_tags = check_tags(tags) if tags is not None else None
+    summary = check_summary(summary)
+    with database().write() as conn:
+        page, mine = access_page(conn, actor, where, need="edit", lock=True)
+        if base_version != page.version:
+            raise Conflict(
+                f"{where} changed to version {page.version} while you were editing "
+                f"version {base_version}; copy your text, reload the page, and apply your "
+                "change again.",
+                current_version=page.version,
+            )
+        after = Applied(
+            title=new_title if new_title is not None else page.title,
+            tags=new_tags if new_tags is not None else page.tags,
+            body=body,
+        )
+        if after.same_as(page):
+            raise InvalidRequest(
+                "The text, title and tags are as the page has them; nothing to save.",
+                field="body",
+            )
+        summary = summary or written_summary(page, after)
         return write_change(conn, page, mine, actor, after=after, summary=summary, kind="edit")
