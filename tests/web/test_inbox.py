@@ -185,3 +185,17 @@ def test_a_suggester_sees_their_own_suggestions_on_the_page_and_withdraws_one(
         assert answer.status_code == 303
         again = _item(reader.get(path).text, made)
     assert "Status:</span> withdrawn" in again and "Withdraw" not in again
+
+
+def test_the_header_count_says_how_much_waits_and_the_page_listens_for_changes(
+    app: InProcessServer,
+) -> None:
+    with signed_in(app, "writer") as writer:
+        before = int(writer.get("/inbox/count").text or 0)
+        address = unique()
+        app.create_page(address, "Count me.\n")
+        _suggest(app, address, "Count me.", "Counted.", "Past tense.")
+        after = int(writer.get("/inbox/count").text or 0)
+        page = writer.get("/inbox").text
+    assert after == before + 1
+    assert 'sse-connect="/inbox/events"' in page and 'hx-trigger="sse:inbox"' in page

@@ -6,14 +6,13 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-import anyio
 from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict
 from sse_starlette import EventSourceResponse
 
 from codna.api.auth import Reader, Writer
 from codna.schemas import OFFSET, window
-from codna.services import events, inbox, links
+from codna.services import inbox, links
 from codna.services.inbox import Inbox, Pending
 from codna.services.limits import INBOX, PENDING
 from codna.services.links import LinkSuggestion
@@ -98,15 +97,9 @@ async def inbox_events(request: Request, caller: Reader) -> EventSourceResponse:
 
 
 async def _stream(request: Request, member: Member) -> AsyncIterator[dict[str, Any]]:
-    with events.bus.subscribe() as queue:
-        # Say when the subscription is live, so a client knows nothing from now is missed.
-        with anyio.move_on_after(10):  # looked at, not waited on in a thread: those do work
-            while not events.bus.listening.is_set():
-                await anyio.sleep(0.01)
-        yield {"event": "ready", "data": json.dumps({"member": member.handle})}
-        while not await request.is_disconnected():
-            with anyio.move_on_after(1):
-                event = await queue.get()
-                if await anyio.to_thread.run_sync(inbox.concerns, member, event):
-                    data = {"table": event.table, "id": event.id, "op": event.op}
-                    yield {"event": "inbox", "data": json.dumps(data)}
+    async for event in inbox.changes_for(member, request.is_disconnected):
+        if event is None:  # say when the subscription is live: nothing from now is missed
+            yield {"event": "ready", "data": json.dumps({"member": member.handle})}
+        else:
+            data = {"table": event.table, "id": event.id, "op": event.op}
+            yield {"event": "inbox", "data": json.dumps(data)}

@@ -3,10 +3,11 @@ they suggested. Who decides is computed when asked, from the grants as they are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import anyio
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -229,3 +230,21 @@ def concerns(member: Member, event: Event) -> bool:
         if row.suggester_id == member.id:
             return True
         return rights(conn, member).can_decide(row.space, row.path, row.created_by)
+
+
+async def changes_for(
+    member: Member, stopped: Callable[[], Awaitable[bool]]
+) -> AsyncIterator[Event | None]:
+    """The changes that concern `member`'s inbox, as they happen, until `stopped()` says so:
+    first None, once the subscription is live (nothing from then on is missed), then each
+    event that concerns the member. The database is read in the thread pool."""
+    with events.bus.subscribe() as queue:
+        with anyio.move_on_after(10):  # looked at, not waited on in a thread: those do work
+            while not events.bus.listening.is_set():
+                await anyio.sleep(0.01)
+        yield None
+        while not await stopped():
+            with anyio.move_on_after(1):
+                event = await queue.get()
+                if await anyio.to_thread.run_sync(concerns, member, event):
+                    yield event

@@ -6,12 +6,14 @@ htmx, the form posts in place and the item is replaced by what was decided.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from markupsafe import Markup
-from starlette.responses import RedirectResponse, Response
+from sse_starlette import EventSourceResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from codna.markdown.render import render as render_markdown
 from codna.services import inbox, links, suggestions
@@ -40,6 +42,31 @@ def _inbox(member: Member) -> Shown:
 async def read_inbox(request: Request, seen: Seen) -> Response:
     shown = await seen.run(_inbox)
     return render(request, seen, "inbox.html", member=shown.member, inbox=shown.inbox)
+
+
+def _waiting(member: Member) -> int:
+    shown = inbox.inbox(member, limit=1)
+    return shown.suggested_changes.total + shown.suggested_links.total + shown.unread
+
+
+@router.get("/inbox/count")
+async def count(seen: Seen) -> Response:
+    """How much waits in the inbox, as the header shows it (fetched again on each event)."""
+    waiting = await seen.run(_waiting)
+    return HTMLResponse(str(waiting) if waiting else "")
+
+
+@router.get("/inbox/events")
+async def live(request: Request, seen: Seen) -> EventSourceResponse:
+    """Server-sent events, with the session: an `inbox` event whenever what the visitor's
+    inbox shows may have changed; the page fetches what changed."""
+    member = await seen.run(lambda member: member)
+
+    async def stream() -> AsyncIterator[dict[str, str]]:
+        async for event in inbox.changes_for(member, request.is_disconnected):
+            yield {"event": "ready" if event is None else "inbox", "data": ""}
+
+    return EventSourceResponse(stream(), ping=15)
 
 
 @dataclass(frozen=True)
