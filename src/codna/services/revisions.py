@@ -25,7 +25,7 @@ from codna.services.context import database
 from codna.services.limits import is_id
 from codna.services.members import Member, names
 from codna.storage.records import PageRow, RevisionRow
-from codna.storage.schema import pages, revisions
+from codna.storage.schema import agent_responsibles, members, pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
 
@@ -43,6 +43,8 @@ class Revision:
     kind: str
     created_at: datetime
     body: str | None = None
+    # For an agent's revision: the names of the people responsible for the agent.
+    responsible: tuple[str, ...] = ()
 
 
 def check_summary(summary: str | None) -> str | None:
@@ -113,7 +115,29 @@ def revision_row(conn: Connection, page_id: int, version: int, address: str) -> 
     return RevisionRow.of(found)
 
 
-def _revision(row: RevisionRow, address: str, author: str, *, with_body: bool) -> Revision:
+def _responsible(conn: Connection, author_ids: set[int]) -> dict[int, tuple[str, ...]]:
+    """For the agents among `author_ids`: the names of the people responsible for each."""
+    person = members.alias("person")
+    rows = conn.execute(
+        sa.select(agent_responsibles.c.agent_id, person.c.name)
+        .join(person, person.c.id == agent_responsibles.c.person_id)
+        .where(agent_responsibles.c.agent_id.in_(author_ids))
+        .order_by(agent_responsibles.c.agent_id, person.c.name)
+    )
+    found: dict[int, tuple[str, ...]] = {}
+    for agent_id, name in rows:
+        found[agent_id] = (*found.get(agent_id, ()), name)
+    return found
+
+
+def _revision(
+    row: RevisionRow,
+    address: str,
+    author: str,
+    *,
+    with_body: bool,
+    responsible: tuple[str, ...] = (),
+) -> Revision:
     return Revision(
         address=address,
         version=row.version,
@@ -124,6 +148,7 @@ def _revision(row: RevisionRow, address: str, author: str, *, with_body: bool) -
         kind=row.kind,
         created_at=row.created_at,
         body=row.body if with_body else None,
+        responsible=responsible,
     )
 
 
@@ -144,8 +169,18 @@ def history(actor: Member, *, address: str) -> list[Revision]:
             .all()
         )
         found = [RevisionRow.of(r) for r in rows]
-        authors = names(conn, {r.author_id for r in found})
-    return [_revision(r, str(where), authors.get(r.author_id, "?"), with_body=False) for r in found]
+        ids = {r.author_id for r in found}
+        authors, answering = names(conn, ids), _responsible(conn, ids)
+    return [
+        _revision(
+            r,
+            str(where),
+            authors.get(r.author_id, "?"),
+            with_body=False,
+            responsible=answering.get(r.author_id, ()),
+        )
+        for r in found
+    ]
 
 
 def read_revision(actor: Member, *, address: str, version: int) -> Revision:
@@ -155,4 +190,5 @@ def read_revision(actor: Member, *, address: str, version: int) -> Revision:
         page, _ = access_page(conn, actor, where)
         row = revision_row(conn, page.id, version, str(where))
         author = names(conn, {row.author_id}).get(row.author_id, "?")
-    return _revision(row, str(where), author, with_body=True)
+        responsible = _responsible(conn, {row.author_id}).get(row.author_id, ())
+    return _revision(row, str(where), author, with_body=True, responsible=responsible)

@@ -1,0 +1,280 @@
+"""History: a page's revisions, the diff of any two, revert and restore."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Form, Query, Request
+from markupsafe import Markup
+from starlette.responses import RedirectResponse, Response
+
+from codna.markdown.diff import line_opcodes, word_diff
+from codna.markdown.render import render as render_markdown
+from codna.services import pages, reverts, revisions
+from codna.services.addresses import Address, parse_address
+from codna.services.members import Member
+from codna.services.pages import Page
+from codna.services.revisions import Revision
+from codna.web.pages import crumbs
+from codna.web.templating import page_url, render
+from codna.web.visitor import Seen
+
+router = APIRouter(include_in_schema=False)
+
+# What made a revision, as the history shows it (a restore is saved as a revert).
+MADE_BY = {
+    "create": "created",
+    "edit": "edit",
+    "revert": "revert or restore",
+    "accept_suggestion": "accepted suggestion",
+    "accept_link": "accepted link",
+    "import": "import",
+}
+CONTEXT = 3  # unchanged lines shown around each change
+# Word highlights cost a word-level match per pair of changed lines; past these sizes the
+# lines are shown whole (still marked removed and added), so a huge rewrite stays fast.
+WORD_DIFF_LINE_CHARS = 20_000
+WORD_DIFF_PAGE_CHARS = 400_000
+
+
+def _page_address(space: str, path: str) -> Address:
+    return parse_address(f"{space}:{path}", want="page")
+
+
+# Diffs as rows ------------------------------------------------------------------------------
+
+Run = tuple[bool, str]  # (changed, text): a stretch of a line, highlighted if changed
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One row of a diff: a line kept, removed or added (with its old and new numbers,
+    1-based), or a fold standing for `folded` unchanged lines."""
+
+    kind: Literal["same", "removed", "added", "folded"]
+    old: int | None = None
+    new: int | None = None
+    runs: tuple[Run, ...] = ()
+    folded: int = 0
+    no_newline: bool = False  # the last line of its text, without a newline
+
+
+def _whole(line: str) -> tuple[Run, ...]:
+    return ((False, line.removesuffix("\n")),)
+
+
+def _merged(runs: list[Run]) -> tuple[Run, ...]:
+    out: list[Run] = []
+    for changed, text in runs:
+        if out and out[-1][0] == changed:
+            out[-1] = (changed, out[-1][1] + text)
+        else:
+            out.append((changed, text))
+    return tuple(out)
+
+
+def _word_runs(old: str, new: str) -> tuple[tuple[Run, ...], tuple[Run, ...]]:
+    """The old and the new line, with the words that changed between them marked. Lines
+    that share no word (white space aside) are left unmarked: all of each changed."""
+    runs = word_diff(old.removesuffix("\n"), new.removesuffix("\n"))
+    if not any(tag == "equal" and text.strip() for tag, text in runs):
+        return _whole(old), _whole(new)
+    removed = _merged([(tag == "delete", text) for tag, text in runs if tag != "insert"])
+    added = _merged([(tag == "insert", text) for tag, text in runs if tag != "delete"])
+    return removed, added
+
+
+def _unchanged(
+    lines: list[str], span: tuple[int, int, int], *, first: bool, last: bool, context: int
+) -> list[DiffLine]:
+    """Unchanged lines, folded to `context` next to each change."""
+    i1, i2, j1 = span
+    head = 0 if first else context
+    tail = 0 if last else context
+
+    def kept(i: int) -> DiffLine:
+        line = lines[i]
+        return DiffLine(
+            "same", i + 1, j1 + i - i1 + 1, _whole(line), no_newline=not line.endswith("\n")
+        )
+
+    if head + tail >= i2 - i1:
+        return [kept(i) for i in range(i1, i2)]
+    return [
+        *(kept(i) for i in range(i1, i1 + head)),
+        DiffLine("folded", folded=i2 - i1 - head - tail),
+        *(kept(i) for i in range(i2 - tail, i2)),
+    ]
+
+
+def diff_lines(old: str, new: str, *, context: int = CONTEXT) -> list[DiffLine]:
+    """The rows that show how `old` became `new`: removed lines above the lines added in
+    their place, the words that changed in a replaced line marked, and unchanged stretches
+    folded to `context` lines either side of a change. Empty if the texts are equal."""
+    if old == new:
+        return []
+    a, b, codes = line_opcodes(old, new)
+    rows: list[DiffLine] = []
+    budget = WORD_DIFF_PAGE_CHARS
+    for n, (tag, i1, i2, j1, j2) in enumerate(codes):
+        if tag == "equal":
+            rows += _unchanged(
+                a, (i1, i2, j1), first=n == 0, last=n == len(codes) - 1, context=context
+            )
+            continue
+        removed = [_whole(line) for line in a[i1:i2]]
+        added = [_whole(line) for line in b[j1:j2]]
+        for k in range(min(len(removed), len(added))):
+            size = len(a[i1 + k]) + len(b[j1 + k])
+            if size <= WORD_DIFF_LINE_CHARS and size <= budget:
+                budget -= size
+                removed[k], added[k] = _word_runs(a[i1 + k], b[j1 + k])
+        rows += [
+            DiffLine("removed", old=i1 + k + 1, runs=runs, no_newline=not a[i1 + k].endswith("\n"))
+            for k, runs in enumerate(removed)
+        ]
+        rows += [
+            DiffLine("added", new=j1 + k + 1, runs=runs, no_newline=not b[j1 + k].endswith("\n"))
+            for k, runs in enumerate(added)
+        ]
+    return rows
+
+
+# Views --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listed:
+    member: Member
+    page: Page
+    revisions: list[Revision]
+
+
+def _history(member: Member, where: Address) -> Listed:
+    page = pages.read_page(member, address=str(where))
+    return Listed(member, page, revisions.history(member, address=str(where)))
+
+
+@router.get("/history/{space}/{path:path}")
+async def history(request: Request, seen: Seen, space: str, path: str) -> Response:
+    where = _page_address(space, path)
+    listed = await seen.run(_history, where)
+    return render(
+        request,
+        seen,
+        "history.html",
+        member=listed.member,
+        listed=listed,
+        where=where,
+        crumbs=crumbs(where),
+        made_by=MADE_BY,
+    )
+
+
+@dataclass(frozen=True)
+class ShownRevision:
+    member: Member
+    page: Page
+    revision: Revision
+    html: Markup
+
+
+def _revision(member: Member, where: Address, version: int) -> ShownRevision:
+    page = pages.read_page(member, address=str(where))
+    revision = revisions.read_revision(member, address=str(where), version=version)
+    html = Markup(render_markdown(revision.body or "", page_url=page_url))  # sanitised by render
+    return ShownRevision(member, page, revision, html)
+
+
+@router.get("/revision/{space}/{path:path}")
+async def revision(
+    request: Request, seen: Seen, space: str, path: str, version: Annotated[int, Query(ge=1)]
+) -> Response:
+    where = _page_address(space, path)
+    shown = await seen.run(_revision, where, version)
+    return render(
+        request,
+        seen,
+        "revision.html",
+        member=shown.member,
+        shown=shown,
+        where=where,
+        crumbs=crumbs(where),
+        made_by=MADE_BY,
+    )
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Two versions of a page and the rows of their diff; `before` is None for version 0,
+    the empty page before the first revision."""
+
+    member: Member
+    latest: int
+    before: Revision | None
+    after: Revision
+    lines: list[DiffLine]
+
+
+def _compare(member: Member, where: Address, old: int | None, new: int | None) -> Compared:
+    latest = pages.read_page(member, address=str(where)).version
+    new = latest if new is None else new
+    old = new - 1 if old is None else old
+    after = revisions.read_revision(member, address=str(where), version=new)
+    before = revisions.read_revision(member, address=str(where), version=old) if old else None
+    lines = diff_lines((before.body or "") if before else "", after.body or "")
+    return Compared(member, latest, before, after, lines)
+
+
+@router.get("/diff/{space}/{path:path}")
+async def diff(
+    request: Request,
+    seen: Seen,
+    space: str,
+    path: str,
+    old: Annotated[int | None, Query(alias="from", ge=0)] = None,
+    new: Annotated[int | None, Query(alias="to", ge=1)] = None,
+) -> Response:
+    where = _page_address(space, path)
+    compared = await seen.run(_compare, where, old, new)
+    return render(
+        request,
+        seen,
+        "diff.html",
+        member=compared.member,
+        compared=compared,
+        where=where,
+        crumbs=crumbs(where),
+    )
+
+
+# Undoing ------------------------------------------------------------------------------------
+
+
+@router.post("/history/{space}/{path:path}/revert")
+async def revert(
+    seen: Seen,
+    space: str,
+    path: str,
+    version: Annotated[int, Form(ge=1)],
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
+    seen.check_csrf(csrf)
+    where = _page_address(space, path)
+    await seen.run(reverts.revert_revision, address=str(where), version=version)
+    return RedirectResponse(page_url(where), status_code=303)
+
+
+@router.post("/history/{space}/{path:path}/restore")
+async def restore(
+    seen: Seen,
+    space: str,
+    path: str,
+    version: Annotated[int, Form(ge=1)],
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
+    seen.check_csrf(csrf)
+    where = _page_address(space, path)
+    await seen.run(reverts.restore_version, address=str(where), version=version)
+    return RedirectResponse(page_url(where), status_code=303)
