@@ -37,6 +37,9 @@ class HostOriginGuard:
         if scope["type"] == "http":
             headers = dict(scope["headers"])
             host = headers.get(b"host", b"").decode("latin-1")
+            if host and ":" not in host.rpartition("]")[2]:
+                # No port: the scheme's own, as a browser leaves it out.
+                host += ":443" if scope.get("scheme") in ("https", "wss") else ":80"
             origin = headers.get(b"origin", b"").decode("latin-1")
             if not self.hosts(host):
                 await _refuse(send, 421, "bad_host", f"This server does not answer to {host!r}.")

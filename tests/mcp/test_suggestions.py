@@ -67,7 +67,8 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
                 {"address": address, "edits": LIMITS, "reason": "name the limits"},
             )
         )["suggestion"]
-    assert made["url"].endswith(f"/api/v1/suggestions/{first['id']}")
+    space, _, path = first["page"].partition(":")
+    assert made["url"].endswith(f"/suggestions/{space}/{path}#change-{first['id']}")
     # An editor sees them in pending_decisions with diffs ...
     async with app.mcp("writer") as editor:
         pending = structured(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Callable
 
 import click
@@ -12,13 +14,16 @@ from codna.services import context, tokens
 from codna.services.members import Member
 from codna.services.tokens import Caller
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True)
 @click.option("--workers", default=1, show_default=True, help="More than one needs PostgreSQL.")
 def serve(host: str, port: int, workers: int) -> None:
-    """Run the server: the JSON API at /api/v1 and MCP at /mcp."""
+    """Run the server: the web UI at /, the JSON API at /api/v1 and MCP at /mcp."""
     import uvicorn
 
     with refusals(False):
@@ -29,16 +34,46 @@ def serve(host: str, port: int, workers: int) -> None:
                 field="workers",
             )
         require_workspace()  # opens and migrates it; a server never makes a workspace
-    click.echo(f"CoDNA on http://{host}:{port}/ — API at /api/v1, MCP at /mcp", err=True)
-    uvicorn.run(
+    where = _addresses(host, port)
+    config = uvicorn.Config(
         "codna.app:create_app",
         factory=True,
         host=host,
         port=port,
         workers=workers,
-        log_level="warning",
+        log_level="info",  # one access line per request; the MCP SDK's own lines are quiet
         server_header=False,
+        timeout_graceful_shutdown=5,
     )
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+    socket = config.bind_socket()  # bound before it is announced
+    click.echo(f"CoDNA on {where} — the web UI at /, the API at /api/v1, MCP at /mcp", err=True)
+    server = uvicorn.Server(config)
+    if workers > 1:
+        from uvicorn.supervisors.multiprocess import Multiprocess
+
+        Multiprocess(config, sockets=[socket]).run()
+    else:
+        server.run(sockets=[socket])
+
+
+def _addresses(host: str, port: int) -> str:
+    """Where the server is reached: CODNA_BASE_URL, or else the address it was given, which
+    every suggestion's url then uses; a host it was given is allowed as a Host header."""
+    base = os.environ.get("CODNA_BASE_URL")
+    shown = f"[{host}]" if ":" in host else host
+    if not base:
+        base = f"http://{'127.0.0.1' if host in ANY_ADDRESS else shown}:{port}"
+        os.environ["CODNA_BASE_URL"] = base
+    if host not in LOOPBACK + ANY_ADDRESS and "CODNA_ALLOWED_HOSTS" not in os.environ:
+        os.environ["CODNA_ALLOWED_HOSTS"] = f"127.0.0.1:*,localhost:*,[::1]:*,{shown}:*"
+    if host in ANY_ADDRESS and "CODNA_ALLOWED_HOSTS" not in os.environ:
+        click.echo(
+            "Serving on every address, but only loopback names are answered: set "
+            "CODNA_ALLOWED_HOSTS to the names people use (such as wiki.example.com:*).",
+            err=True,
+        )
+    return base.rstrip("/") + "/"
 
 
 @click.command("mcp")

@@ -65,8 +65,11 @@ def register(server: CodnaMCP) -> None:
             base_version=base_version,
             dry_run=dry_run,
         )
-        url = made.suggestion and f"{base_url()}/api/v1/suggestions/{made.suggestion.id}"
-        return Suggested(made.saved, made.diff, made.suggestion, url or None)
+        url = None
+        if made.suggestion is not None:  # where the page's editors decide it, in the web UI
+            space, _, path = made.suggestion.page.partition(":")
+            url = f"{base_url()}/suggestions/{space}/{path}#change-{made.suggestion.id}"
+        return Suggested(made.saved, made.diff, made.suggestion, url)
 
     @server.tool_for("read", annotations=READ)
     def list_suggestions(
