@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from codna.web.history import WORD_DIFF_LINE_CHARS, diff_lines
 from tests.conftest import ROLES, InProcessServer, unique
 from tests.web.conftest import csrf_of, signed_in
 
@@ -262,3 +263,20 @@ def test_a_stranger_gets_404_on_every_history_view(app: InProcessServer) -> None
     assert [a.status_code for a in answers] == [404] * 5
     assert all("Secret" not in a.text and "Hidden" not in a.text for a in answers)
     assert _page(app, address)["version"] == 2
+
+
+def test_a_diff_marks_words_only_in_lines_that_share_some() -> None:
+    rows = diff_lines("keep\nred fox\nalpha\n", "keep\nred cat\nomega\n")
+    changed = [(row.kind, row.runs) for row in rows if row.kind != "same"]
+    assert changed == [
+        ("removed", ((False, "red "), (True, "fox"))),
+        ("removed", ((False, "alpha"),)),
+        ("added", ((False, "red "), (True, "cat"))),
+        ("added", ((False, "omega"),)),
+    ]
+
+
+def test_a_replaced_line_too_long_for_word_marks_is_shown_whole() -> None:
+    long = "word " * (WORD_DIFF_LINE_CHARS // 5)
+    rows = diff_lines(long + "old\n", long + "new\n")
+    assert [(row.kind, len(row.runs)) for row in rows] == [("removed", 1), ("added", 1)]

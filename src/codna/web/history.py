@@ -35,7 +35,7 @@ CONTEXT = 3  # unchanged lines shown around each change
 # Word highlights cost a word-level match per pair of changed lines; past these sizes the
 # lines are shown whole (still marked removed and added), so a huge rewrite stays fast.
 WORD_DIFF_LINE_CHARS = 20_000
-WORD_DIFF_PAGE_CHARS = 400_000
+WORD_DIFF_PAGE_CHARS = 200_000
 
 
 def _page_address(space: str, path: str) -> Address:
