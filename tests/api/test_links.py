@@ -51,7 +51,8 @@ def test_a_link_suggested_accepted_and_told_through_the_api(app: InProcessServer
     with app.api("agent") as client:
         inbox = client.get("/api/v1/inbox").json()
     assert any(
-        d["suggestion_id"] == link["id"] and d["status"] == "accepted" for d in inbox["decisions"]
+        (d["kind"], d["suggestion_id"], d["status"]) == ("link_decided", link["id"], "accepted")
+        for d in inbox["decisions"]
     )
 
 

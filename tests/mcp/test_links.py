@@ -53,5 +53,9 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
         assert refusal(twice)["code"] == "already_decided"
     async with app.mcp("agent") as agent:
         inbox = structured(await agent.call_tool("inbox", {"limit": 200}))
-        [note] = [d for d in inbox["decisions"] if d["suggestion_id"] == link["id"]]
+        [note] = [
+            d
+            for d in inbox["decisions"]
+            if d["kind"] == "link_decided" and d["suggestion_id"] == link["id"]
+        ]
         assert (note["status"], note["reason"]) == ("rejected", "Not related.")

@@ -109,7 +109,7 @@ def test_a_rejection_reaches_the_agent_with_its_reason(app: InProcessServer) -> 
     assert _page(app, address)["version"] == 1
     with app.api("agent") as agent:
         decisions = agent.get("/api/v1/inbox").json()["decisions"]
-    mine = [d for d in decisions if d["suggestion_id"] == made]
+    mine = [d for d in decisions if d["kind"] == "change_decided" and d["suggestion_id"] == made]
     assert mine and mine[0]["status"] == "rejected" and mine[0]["reason"] == "Short is enough."
 
 
