@@ -25,8 +25,11 @@ from codna.mcp.server import CodnaMCP, TokenVerifier
 from codna.services import context, events
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
+from codna.web import admin as web_admin
 from codna.web import api_docs as web_api_docs
+from codna.web import editing as web_editing
 from codna.web import errors as web_errors
+from codna.web import history as web_history
 from codna.web import inbox as web_inbox
 from codna.web import pages as web_pages
 from codna.web import signin as web_signin
@@ -93,7 +96,15 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
         app.add_exception_handler(kind, _by_path(handler, web_errors.HANDLERS[kind]))
     for router in (api_pages.router, admin.router, api_inbox.router, api_suggestions.router):
         app.include_router(router, prefix=API, responses=api_errors.DOCUMENTED)
-    for router in (web_api_docs.router, web_signin.router, web_pages.router, web_inbox.router):
+    for router in (
+        web_api_docs.router,
+        web_signin.router,
+        web_pages.router,
+        web_editing.router,
+        web_history.router,
+        web_inbox.router,
+        web_admin.router,
+    ):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     routed = PathDispatch(app, mcp=mcp_app)
