@@ -10,13 +10,13 @@ from markupsafe import Markup
 from starlette.responses import RedirectResponse, Response
 
 from codna.markdown.diff import line_opcodes, word_diff
-from codna.markdown.render import render as render_markdown
 from codna.services import pages, reverts, revisions
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page
 from codna.services.revisions import Revision
 from codna.web.pages import crumbs
+from codna.web.rendering import rendered
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
@@ -183,7 +183,7 @@ class ShownRevision:
 def _revision(member: Member, where: Address, version: int) -> ShownRevision:
     page = pages.read_page(member, address=str(where))
     revision = revisions.read_revision(member, address=str(where), version=version)
-    html = Markup(render_markdown(revision.body or "", page_url=page_url))  # sanitised by render
+    html = rendered.html(page.address, version, revision.created_at, revision.body or "")
     return ShownRevision(member, page, revision, html)
 
 

@@ -9,13 +9,13 @@ from fastapi import APIRouter, Query, Request
 from markupsafe import Markup
 from starlette.responses import Response
 
-from codna.markdown.render import render as render_markdown
 from codna.services import pages, search, suggestions
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.services.search import SearchHit
 from codna.services.suggestion_views import Suggestion
+from codna.web.rendering import rendered
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
@@ -39,7 +39,7 @@ def _show(member: Member, where: Address) -> Shown:
         listing = pages.list_pages(member, address=str(where))
         return Shown(member, where, listing=listing)
     page = pages.read_page(member, address=str(where))
-    html = Markup(render_markdown(page.body, page_url=page_url))  # sanitised by render
+    html = rendered.html(page.address, page.version, page.updated_at, page.body)
     # Its editors see how many wait (pending_suggestions); anyone else, their own, if any.
     mine = None
     if page.pending_suggestions is None:
