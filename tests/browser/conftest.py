@@ -22,7 +22,16 @@ from typing import Any
 
 import anyio
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Response, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Dialog,
+    Page,
+    Response,
+    expect,
+    sync_playwright,
+)
 
 from tests.conftest import PASSWORD, ROLES, structured
 from tests.server.conftest import Server, server
@@ -50,17 +59,22 @@ KNOWN_ERRORS = [
 ]
 # How long to wait for something to appear: generous, as a busy CI machine needs.
 WAIT_MS = 10_000
+expect.set_options(timeout=WAIT_MS)
 
-# Counts the `ready` events of every EventSource the page opens: the server sends one once
-# it has subscribed the visitor, so a test knows when a change will reach the open page.
-# An observer only; htmx's own listeners are untouched.
+# Counts the `ready` events of every EventSource the page opens, in an attribute of <html>
+# (so waiting for it needs no eval, which the CSP forbids): the server sends one once it has
+# subscribed the visitor, so a test knows when a change will reach the open page. An
+# observer only; htmx's own listeners are untouched.
 _COUNT_READY = """
 (() => {
   const Real = window.EventSource;
-  window.__codnaReady = 0;
+  let ready = 0;
   function Counted(url, options) {
     const source = new Real(url, options);
-    source.addEventListener("ready", () => { window.__codnaReady += 1; });
+    source.addEventListener("ready", () => {
+      ready += 1;
+      document.documentElement.setAttribute("data-test-ready", String(ready));
+    });
     return source;
   }
   Counted.prototype = Real.prototype;
@@ -70,9 +84,12 @@ _COUNT_READY = """
 """
 
 
-@pytest.fixture(scope="session")
+# Module-scoped, not session-scoped: Playwright's sync API keeps an event loop running on
+# this thread while it is started, which would break the async tests that run after these
+# on the same worker; pytest stops it as soon as the next test is from another module.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Debian's Chromium, headless, for the whole run."""
+    """Debian's Chromium, headless, for the tests of one module."""
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium "
@@ -132,23 +149,54 @@ class Watched:
         assert not bare, f"HTML pages without a Content-Security-Policy: {bare}"
 
 
+class Visitors:
+    """Pages for one test, each in a browser context of its own (no cookies shared), all
+    watched and checked when the test ends."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.contexts: list[BrowserContext] = []
+        self.watched: list[Watched] = []
+
+    def open(self) -> Watched:
+        context = self.browser.new_context(viewport={"width": 1100, "height": 800})
+        self.contexts.append(context)
+        context.set_default_timeout(WAIT_MS)
+        context.add_init_script(_COUNT_READY)
+        page = context.new_page()
+        seen = Watched(page)
+        page.on("dialog", seen.on_dialog)
+        page.on("console", seen.on_console)
+        page.on("pageerror", seen.on_page_error)
+        page.on("response", seen.on_response)
+        self.watched.append(seen)
+        return seen
+
+    def check(self) -> None:
+        for seen in self.watched:
+            seen.check()
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
 @pytest.fixture
-def watched(browser: Browser) -> Iterator[Watched]:
-    """A page in a context of its own (no cookies shared), watched; checked at the end."""
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
-    context.set_default_timeout(WAIT_MS)
-    context.add_init_script(_COUNT_READY)
-    page = context.new_page()
-    seen = Watched(page)
-    page.on("dialog", seen.on_dialog)
-    page.on("console", seen.on_console)
-    page.on("pageerror", seen.on_page_error)
-    page.on("response", seen.on_response)
+def visitors(browser: Browser) -> Iterator[Visitors]:
+    """Opens watched pages for a test; any dialog, console error or HTML page without a CSP
+    on one of them fails the test."""
+    opened = Visitors(browser)
     try:
-        yield seen
-        seen.check()
+        yield opened
+        opened.check()
     finally:
-        context.close()
+        opened.close()
+
+
+@pytest.fixture
+def watched(visitors: Visitors) -> Watched:
+    """The test's first page, watched."""
+    return visitors.open()
 
 
 @pytest.fixture
@@ -166,9 +214,9 @@ def sign_in(page: Page, server: Server, role: str, *, then: str = "/") -> None:
     assert page.url.startswith(server.base + (then if then != "/" else "/p/wiki/")), page.url
 
 
-def wait_until_live(page: Page, *, after: int = 0) -> None:
-    """Wait until the page's event stream has been subscribed (its `after`+1-th `ready`)."""
-    page.wait_for_function(f"window.__codnaReady > {after}", timeout=WAIT_MS)
+def wait_until_live(page: Page) -> None:
+    """Wait until the page's event stream has been subscribed (its first `ready`)."""
+    expect(page.locator("html")).to_have_attribute("data-test-ready", "1")
 
 
 def screenshot(page: Page, folder: Path, name: str, *, selector: str | None = None) -> Path:
