@@ -49,14 +49,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-# Console errors the UI is known to give today, each matched exactly (text start, source):
-# htmx adds an inline <style> for its request indicators, which the CSP refuses (the fix:
-# `<meta name="htmx-config" content='{"includeIndicatorStyles": false}'>` in base.html), and
-# there is no /favicon.ico (the fix: `<link rel="icon" href="data:,">` or a served icon).
-KNOWN_ERRORS = [
-    ("Applying inline style violates the following Content Security Policy", "/static/htmx.min.js"),
-    ("Failed to load resource: the server responded with a status of 404", "/favicon.ico"),
-]
 # How long to wait for something to appear: generous, as a busy CI machine needs.
 WAIT_MS = 10_000
 expect.set_options(timeout=WAIT_MS)
@@ -119,12 +111,6 @@ class Watched:
     def on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
             where = message.location
-            source = where.get("url", "")
-            if any(
-                message.text.startswith(text) and source.endswith(origin)
-                for text, origin in KNOWN_ERRORS
-            ):
-                return
             self.errors.append(f"{message.text} (at {where.get('url')}:{where.get('lineNumber')})")
 
     def on_page_error(self, error: Exception) -> None:

@@ -1,4 +1,4 @@
-"""Signing in and out, at `/`."""
+"""Signing in and out, at `/`; the site's icon."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from typing import Annotated
 
 import anyio
 from fastapi import APIRouter, Form, Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 
 from codna.errors import RateLimited, Unauthenticated
 from codna.services import sessions
-from codna.web.templating import render
+from codna.web.templating import STATIC, render
 from codna.web.visitor import Seen, signed_in, signed_out
 
 router = APIRouter(include_in_schema=False)
@@ -22,6 +22,12 @@ def _next(target: str | None) -> str:
     if target and target.startswith("/") and not target.startswith(("//", "/\\")):
         return target
     return HOME
+
+
+@router.get("/favicon.ico")
+async def icon() -> Response:
+    """What a browser asks for on every site; the pages name the same file."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
 @router.get("/")
