@@ -33,6 +33,24 @@ def test_search_stems_words_and_survives_query_syntax(team: Team) -> None:
         search.search(team.reader, query="  ?! ")
 
 
+def test_search_takes_prefixes_and_phrases(team: Team) -> None:
+    pages.create_page(
+        team.writer, address="wiki:log", title="Log", body="The zeppelin quartermaster reports."
+    )
+    pages.create_page(
+        team.writer, address="wiki:apart", title="Apart", body="Reports of a quartermaster."
+    )
+    assert [h.address for h in search.search(team.reader, query="zepp*")] == ["wiki:log"]
+    assert search.search(team.reader, query="zepp") == []
+    phrase = search.search(team.reader, query='"quartermaster reports"')
+    assert [h.address for h in phrase] == ["wiki:log"]
+    both = {h.address for h in search.search(team.reader, query="quartermaster reports")}
+    assert both == {"wiki:log", "wiki:apart"}
+    assert [h.address for h in search.search(team.reader, query='"zeppelin quarter*')] == [
+        "wiki:log"
+    ]
+
+
 def test_search_follows_edits_trash_and_folder_grants(team: Team) -> None:
     pages.create_page(team.writer, address="wiki:secret/plan", title="Plan", body="zebra")
     access.share(team.admin, address="wiki:secret/", member="sam@example.com", level="read")

@@ -21,6 +21,37 @@ from codna.storage.schema import pages
 # The same expression as the migration's index, or PostgreSQL cannot use the index.
 _PG_VECTOR = "to_tsvector('english', pages.title || ' ' || left(pages.body, 500000))"
 _WORD = re.compile(r"\w+", re.UNICODE)
+# A query's terms: "a phrase in quotes" (an unclosed quote runs to the end), a word, a prefix*.
+_TERM = re.compile(r'"([^"]*)"?|(\w+)(\*?)', re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Term:
+    """Words that must appear together, in this order; the last may be a prefix."""
+
+    words: tuple[str, ...]
+    prefix: bool = False
+
+
+def terms(query: str) -> list[Term]:
+    """The terms of a query: every word must appear; quoted words as a phrase; `word*`
+    (or a phrase ending in `*`) matches any word it begins. Anything else is ignored."""
+    found = []
+    for phrase, word, star in _TERM.findall(query):
+        words = tuple(_WORD.findall(phrase)) if not word else (word,)
+        if words:
+            found.append(Term(words, prefix=bool(star) or phrase.rstrip().endswith("*")))
+    return found
+
+
+def _fts5(found: list[Term]) -> str:
+    """For SQLite's FTS5 MATCH: each term a quoted phrase, `*` after a prefix."""
+    return " ".join('"' + " ".join(t.words) + '"' + (" *" if t.prefix else "") for t in found)
+
+
+def _tsquery(found: list[Term]) -> str:
+    """For PostgreSQL's to_tsquery: words followed by `<->` in a phrase, `:*` for a prefix."""
+    return " & ".join("(" + " <-> ".join(t.words) + (":*" if t.prefix else "") + ")" for t in found)
 
 
 @dataclass(frozen=True)
@@ -51,14 +82,15 @@ def unindex_page(conn: Connection, page_id: int) -> None:
 def search(
     actor: Member, *, query: str, space: str | None = None, limit: int = SEARCH.default
 ) -> list[SearchHit]:
-    """Pages the actor can read that match every word of `query`, best first.
+    """Pages the actor can read that match every term of `query` (words, "phrases" and
+    prefix*es; see `terms`), best first.
 
     Raises InvalidRequest (no words, a query that is not text, an unknown space, a limit
     beyond SEARCH).
     """
     check_plain_text(query or "", field="query")
-    words = _WORD.findall(query or "")
-    if not words:
+    found = terms(query or "")
+    if not found:
         raise InvalidRequest("Give at least one word to search for.", field="query")
     if space is not None and space not in SPACES:
         raise InvalidRequest(f"'{space}' is not a space.", field="space")
@@ -68,7 +100,7 @@ def search(
         if space:
             where.append(pages.c.space == space)
         if conn.dialect.name == "sqlite":
-            match = " ".join('"' + w.replace('"', '""') + '"' for w in words)
+            match = _fts5(found)
             fts = sa.table("page_search", sa.column("rowid"))
             stmt = (
                 sa.select(
@@ -87,7 +119,7 @@ def search(
             )
             rows = conn.execute(stmt, {"match": match}).all()
         else:
-            tsquery = sa.func.plainto_tsquery("english", " ".join(words))
+            tsquery = sa.func.to_tsquery("english", _tsquery(found))
             vector: sa.ColumnElement[Any] = sa.literal_column(_PG_VECTOR)
             stmt = (
                 sa.select(
