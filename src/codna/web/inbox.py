@@ -6,7 +6,7 @@ htmx, the form posts in place and the item is replaced by what was decided.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -88,8 +88,17 @@ async def preview(request: Request, seen: Seen, suggestion_id: int) -> Response:
     return render(request, seen, "preview.html", member=shown.member, shown=shown)
 
 
-def _answer(request: Request, seen: Seen, member: Member, item: object, kind: str) -> Response:
-    """After a decision: the decided item in place of the form (htmx), or back to the inbox."""
+async def _settle(
+    request: Request,
+    seen: Seen,
+    csrf: str,
+    kind: str,
+    settle: Callable[[Member], Suggestion | LinkSuggestion],
+) -> Response:
+    """Check the form's token and settle an item as the visitor; then the settled item in
+    place of its forms (htmx), or back to the inbox."""
+    seen.check_csrf(csrf)
+    member, item = await seen.run(lambda member: (member, settle(member)))
     if request.headers.get("hx-request") == "true":
         return render(request, seen, "decided.html", member=member, item=item, kind=kind)
     return RedirectResponse("/inbox", status_code=303)
@@ -104,29 +113,22 @@ async def decide_change(
     reason: Annotated[str, Form()] = "",
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
-    seen.check_csrf(csrf)
-
-    def decide(member: Member) -> tuple[Member, Suggestion]:
-        made = suggestions.decide_edit_suggestion(
+    def decide(member: Member) -> Suggestion:
+        return suggestions.decide_edit_suggestion(
             member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
         )
-        return member, made
 
-    member, made = await seen.run(decide)
-    return _answer(request, seen, member, made, "change")
+    return await _settle(request, seen, csrf, "change", decide)
 
 
 @router.post("/inbox/changes/{suggestion_id}/withdraw")
 async def withdraw_change(
     request: Request, seen: Seen, suggestion_id: int, csrf: Annotated[str, Form()] = ""
 ) -> Response:
-    seen.check_csrf(csrf)
+    def withdraw(member: Member) -> Suggestion:
+        return suggestions.withdraw_suggestion(member, suggestion_id=suggestion_id)
 
-    def withdraw(member: Member) -> tuple[Member, Suggestion]:
-        return member, suggestions.withdraw_suggestion(member, suggestion_id=suggestion_id)
-
-    member, made = await seen.run(withdraw)
-    return _answer(request, seen, member, made, "change")
+    return await _settle(request, seen, csrf, "change", withdraw)
 
 
 @router.post("/inbox/links/{suggestion_id}/decide")
@@ -138,13 +140,9 @@ async def decide_link(
     reason: Annotated[str, Form()] = "",
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
-    seen.check_csrf(csrf)
-
-    def decide(member: Member) -> tuple[Member, LinkSuggestion]:
-        made = links.decide_link(
+    def decide(member: Member) -> LinkSuggestion:
+        return links.decide_link(
             member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
         )
-        return member, made
 
-    member, made = await seen.run(decide)
-    return _answer(request, seen, member, made, "link")
+    return await _settle(request, seen, csrf, "link", decide)
