@@ -39,3 +39,46 @@ def test_what_is_kept_stays_within_its_budget_dropping_the_least_recently_shown(
         kept.html("wiki:a", version, MADE, "x" * 50)
     assert kept._size <= 200
     assert ("wiki:a", 5, MADE) in kept._kept and ("wiki:a", 1, MADE) not in kept._kept
+
+
+def _big_page(changed: int | None = None) -> str:
+    parts = ["# Big\n\nIntro with a [link](wiki:home).\n\n"]
+    for n in range(900):
+        said = "now says" if n == changed else "says"
+        parts.append(
+            f"## Notes\n\nParagraph {n} {said} *this*.\n\n### Details\n\n- a\n- b\n\n"
+            f"```\ncode {n}\n```\n\n"
+        )
+    return "".join(parts)
+
+
+def test_a_big_page_renders_by_sections_exactly_as_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = _big_page()
+    assert len(body) >= rendering.BIG
+    whole = rendering.render(body, page_url=rendering.page_url)
+    assert str(Rendered().html("wiki:big", 1, MADE, body)) == whole
+    assert 'id="notes-900"' in whole and whole.count('id="details') == 900
+
+
+def test_a_new_version_of_a_big_page_renders_only_the_section_that_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept = Rendered()
+    kept.html("wiki:big", 1, MADE, _big_page())
+    calls: list[str] = []
+    real = rendering.render
+
+    def counting(body: str, **options: object) -> str:
+        calls.append(body)
+        return real(body, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rendering, "render", counting)
+    html = kept.html("wiki:big", 2, MADE, _big_page(changed=7))
+    assert len(calls) == 1 and "Paragraph 7 now says" in calls[0]
+    assert "Paragraph 7 now says" in html
+
+
+def test_a_big_page_with_reference_links_is_rendered_whole() -> None:
+    body = _big_page() + "\nSee [the plan][plan].\n\n[plan]: https://example.com/plan\n"
+    html = Rendered().html("wiki:refs", 1, MADE, body)
+    assert 'href="https://example.com/plan"' in html

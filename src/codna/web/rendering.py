@@ -1,51 +1,106 @@
-"""Pages as HTML, kept per version: only the first view after a change renders the Markdown.
+"""Pages as HTML, kept per version: only the first view after a change renders the Markdown,
+and on a big page only the sections that changed.
 
 A version's text never changes, so its HTML is kept under the page's address, version and the
 moment that version was made (a page deleted for good and made again at the same address is
-another key). What is kept is bounded by its total size; the least recently shown goes first.
+another key). A big page is rendered section by section (its top-level headings cut it, as
+the section scanner finds them), each section's HTML kept by its text, so a new version
+renders what changed and reuses the rest; heading ids are then made unique over the whole
+page. A page that defines reference links (`[x]: url`), which may be used in any section, is
+rendered whole. What is kept is bounded by its total size; the least recently used goes first.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from datetime import datetime
 
 from markupsafe import Markup
 
 from codna.markdown.render import render
+from codna.markdown.sections import scan_headings
 from codna.web.templating import page_url
 
-Key = tuple[str, int, datetime]
 BUDGET = 64 * 1024 * 1024  # characters of HTML kept, in all
+BIG = 64 * 1024  # a body this long or longer is rendered section by section
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
+_ID = re.compile(r'(<h[1-6] id=")([^"]*)(")')
+
+
+def sections(body: str) -> list[str]:
+    """The body cut before each of its top headings: those of the lowest levels that make
+    more than one section (under a page's one `#` title, its `##` sections)."""
+    headings = scan_headings(body)
+    levels = sorted({h.level for h in headings})
+    top = next((n for n in levels if sum(h.level <= n for h in headings) > 1), 6)
+    cuts = [h.start for h in headings if h.level <= top and h.start > 0]
+    return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+
+
+def _unique_ids(html: str) -> str:
+    """Heading ids made unique over the page: a repeat gets the first free -2, -3 …"""
+    used: set[str] = set()
+
+    def unique(match: re.Match[str]) -> str:
+        base, n, found = match.group(2), 1, match.group(2)
+        while found in used:
+            n += 1
+            found = f"{base}-{n}"
+        used.add(found)
+        return match.group(1) + found + match.group(3)
+
+    return _ID.sub(unique, html)
 
 
 class Rendered:
-    """HTML by page version, at most `budget` characters of it."""
+    """HTML by page version and by section text, at most `budget` characters of it."""
 
     def __init__(self, budget: int = BUDGET) -> None:
         self.budget = budget
-        self._kept: OrderedDict[Key, Markup] = OrderedDict()
+        self._kept: OrderedDict[Hashable, str] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
     def html(self, address: str, version: int, made_at: datetime, body: str) -> Markup:
         """The sanitised HTML of `body`, the text of `address` at `version`."""
         key = (address, version, made_at)
+        found = self._get(key)
+        if found is None:
+            if len(body) < BIG or _REFERENCE.search(body):
+                found = render(body, page_url=page_url)
+            else:
+                parts = [self._section(text) for text in sections(body)]
+                found = _unique_ids("".join(parts))
+            self._keep(key, found)
+        return Markup(found)  # sanitised by render, section by section
+
+    def _section(self, text: str) -> str:
+        key = ("section", text)
+        found = self._get(key)
+        if found is None:
+            found = render(text, page_url=page_url)
+            self._keep(key, found)
+        return found
+
+    def _get(self, key: Hashable) -> str | None:
         with self._lock:
             found = self._kept.get(key)
             if found is not None:
                 self._kept.move_to_end(key)
-                return found
-        html = Markup(render(body, page_url=page_url))  # sanitised by render
+            return found
+
+    def _keep(self, key: Hashable, html: str) -> None:
         with self._lock:
-            if key not in self._kept and len(html) <= self.budget:
-                self._kept[key] = html
-                self._size += len(html)
-                while self._size > self.budget:
-                    _, dropped = self._kept.popitem(last=False)
-                    self._size -= len(dropped)
-        return html
+            if key in self._kept or len(html) > self.budget:
+                return
+            self._kept[key] = html
+            self._size += len(html)
+            while self._size > self.budget:
+                _, dropped = self._kept.popitem(last=False)
+                self._size -= len(dropped)
 
 
 rendered = Rendered()
