@@ -6,17 +6,16 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from markupsafe import Markup
 from starlette.responses import Response
 
 from codna.services import pages, search, suggestions
-from codna.services.addresses import SPACES, Address, parse_address
+from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.services.search import SearchHit
 from codna.services.suggestion_views import Suggestion
 from codna.web.rendering import rendered
-from codna.web.templating import page_url, render
+from codna.web.templating import INNER, page_url, render, render_around
 from codna.web.visitor import Seen
 
 router = APIRouter(include_in_schema=False)
@@ -29,7 +28,7 @@ class Shown:
     member: Member
     where: Address
     page: Page | None = None
-    html: Markup | None = None
+    html: bytes | None = None  # the page's HTML, UTF-8, as kept
     listing: list[PageSummary] | None = None
     mine: list[Suggestion] | None = None  # a suggester's own suggestions on the page
 
@@ -39,7 +38,7 @@ def _show(member: Member, where: Address) -> Shown:
         listing = pages.list_pages(member, address=str(where))
         return Shown(member, where, listing=listing)
     page = pages.read_page(member, address=str(where))
-    html = rendered.html(page.address, page.version, page.updated_at, page.body)
+    html = rendered.encoded(page.address, page.version, page.updated_at, page.body)
     # Its editors see how many wait (pending_suggestions); anyone else, their own, if any.
     mine = None
     if page.pending_suggestions is None:
@@ -61,14 +60,19 @@ def crumbs(where: Address) -> list[tuple[str, str]]:
 async def read(request: Request, seen: Seen, space: str, path: str = "") -> Response:
     where = parse_address(f"{space}:{path}")
     shown = await seen.run(_show, where)
+    if shown.html is not None:
+        return render_around(
+            request,
+            seen,
+            "page.html",
+            inner=shown.html,
+            member=shown.member,
+            shown=shown,
+            crumbs=crumbs(where),
+            body=INNER,
+        )
     return render(
-        request,
-        seen,
-        "page.html" if shown.page else "folder.html",
-        member=shown.member,
-        shown=shown,
-        crumbs=crumbs(where),
-        spaces=SPACES,
+        request, seen, "folder.html", member=shown.member, shown=shown, crumbs=crumbs(where)
     )
 
 

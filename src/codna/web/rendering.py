@@ -60,22 +60,27 @@ class Rendered:
 
     def __init__(self, budget: int = BUDGET) -> None:
         self.budget = budget
-        self._kept: OrderedDict[Hashable, str] = OrderedDict()
+        self._kept: OrderedDict[Hashable, str | bytes] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
     def html(self, address: str, version: int, made_at: datetime, body: str) -> Markup:
         """The sanitised HTML of `body`, the text of `address` at `version`."""
+        return Markup(self.encoded(address, version, made_at, body).decode())
+
+    def encoded(self, address: str, version: int, made_at: datetime, body: str) -> bytes:
+        """The same HTML as UTF-8, as it is kept: what a page view sends as it is."""
         key = (address, version, made_at)
         found = self._get(key)
         if found is None:
             if len(body) < BIG or _REFERENCE.search(body):
-                found = render(body, page_url=page_url)
+                html = render(body, page_url=page_url)
             else:
-                parts = [self._section(text) for text in sections(body)]
-                found = _unique_ids("".join(parts))
+                html = _unique_ids("".join(self._section(text) for text in sections(body)))
+            found = html.encode()  # sanitised by render, section by section
             self._keep(key, found)
-        return Markup(found)  # sanitised by render, section by section
+        assert isinstance(found, bytes)
+        return found
 
     def _section(self, text: str) -> str:
         key = ("section", text)
@@ -83,16 +88,17 @@ class Rendered:
         if found is None:
             found = render(text, page_url=page_url)
             self._keep(key, found)
+        assert isinstance(found, str)
         return found
 
-    def _get(self, key: Hashable) -> str | None:
+    def _get(self, key: Hashable) -> str | bytes | None:
         with self._lock:
             found = self._kept.get(key)
             if found is not None:
                 self._kept.move_to_end(key)
             return found
 
-    def _keep(self, key: Hashable, html: str) -> None:
+    def _keep(self, key: Hashable, html: str | bytes) -> None:
         with self._lock:
             if key in self._kept or len(html) > self.budget:
                 return

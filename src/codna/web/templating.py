@@ -8,7 +8,8 @@ from urllib.parse import quote
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
-from starlette.responses import HTMLResponse
+from markupsafe import Markup
+from starlette.responses import HTMLResponse, Response
 
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
@@ -60,3 +61,25 @@ def render(
         status_code=status,
     )
     return seen.keep(answer, secure=request.url.scheme == "https")  # type: ignore[return-value]
+
+
+INNER = Markup("<!--codna:inner-->")  # where render_around puts its bytes
+
+
+def render_around(
+    request: Request,
+    seen: Visitor,
+    name: str,
+    *,
+    inner: bytes,
+    member: Member | None,
+    **context: Any,
+) -> Response:
+    """Like `render`, with the HTML `inner` (UTF-8, kept elsewhere) where the template shows
+    INNER: a big page's HTML goes out as it was kept, never copied through the template."""
+    page = templates.get_template(name).render(
+        {"request": request, "member": member, "csrf": seen.csrf, **context}
+    )
+    head, _, tail = page.encode().partition(INNER.encode())
+    answer = Response(b"".join((head, inner, tail)), media_type="text/html; charset=utf-8")
+    return seen.keep(answer, secure=request.url.scheme == "https")
