@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import pytest
 from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
 from codna.storage.database import Database
-from tests.conftest import ENGINES, fresh_database, seed, unique
+from tests.conftest import ENGINES, PASSWORD, fresh_database, seed, unique
 from tests.server.conftest import Server, running_server
 
 SECOND = 1.0
@@ -28,20 +29,20 @@ SECOND = 1.0
 class EventStream:
     """An SSE client on a thread: `ready` once subscribed, then each `inbox` event's data."""
 
-    def __init__(self, base: str, token: str) -> None:
+    def __init__(
+        self, base: str, token: str, *, path: str = "/api/v1/inbox/events", cookie: str = ""
+    ) -> None:
         self.events: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
         self.ready = threading.Event()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(base, token), daemon=True)
+        headers = {"Cookie": cookie} if cookie else {"Authorization": f"Bearer {token}"}
+        self._thread = threading.Thread(target=self._run, args=(base + path, headers), daemon=True)
         self._thread.start()
         assert self.ready.wait(15), "the event stream never said it was ready"
 
-    def _run(self, base: str, token: str) -> None:
-        headers = {"Authorization": f"Bearer {token}"}
+    def _run(self, url: str, headers: dict[str, str]) -> None:
         timeout = httpx.Timeout(5, read=None)
-        with httpx.stream(
-            "GET", f"{base}/api/v1/inbox/events", headers=headers, timeout=timeout
-        ) as r:
+        with httpx.stream("GET", url, headers=headers, timeout=timeout) as r:
             kind = None
             for line in r.iter_lines():
                 if self._stop.is_set():
@@ -51,7 +52,8 @@ class EventStream:
                 elif line.startswith("data:") and kind == "ready":
                     self.ready.set()
                 elif line.startswith("data:") and kind == "inbox":
-                    self.events.put((time.monotonic(), json.loads(line.split(":", 1)[1])))
+                    data = line.split(":", 1)[1].strip()  # the web's events carry none
+                    self.events.put((time.monotonic(), json.loads(data) if data else {}))
 
     def next(self, within: float) -> tuple[float, dict[str, Any]] | None:
         try:
@@ -64,8 +66,8 @@ class EventStream:
 
 
 @contextmanager
-def stream(base: str, token: str) -> Iterator[EventStream]:
-    events = EventStream(base, token)
+def stream(base: str, token: str, *, path: str = "", cookie: str = "") -> Iterator[EventStream]:
+    events = EventStream(base, token, path=path or "/api/v1/inbox/events", cookie=cookie)
     try:
         yield events
     finally:
@@ -136,3 +138,37 @@ def test_a_suggested_link_wakes_the_editors_stream_within_a_second_and_no_one_el
                 assert data["table"] == "link_suggestions" and data["op"] == "insert"
                 assert arrived - sent < SECOND, f"took {arrived - sent:.3f} s"
                 assert bystander.next(within=1.5) is None
+
+
+def signed_in_cookie(server: Server, email: str) -> str:
+    """The session cookie of `email` (the seeded team's password), signed in by the form."""
+    with httpx.Client(base_url=server.base, timeout=30) as browser:
+        form = browser.get("/")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', form.text)
+        assert csrf, form.text[:300]
+        answer = browser.post(
+            "/sign-in", data={"email": email, "password": PASSWORD, "csrf": csrf.group(1)}
+        )
+        assert answer.status_code == 303, answer.text[:300]
+        return f"codna_session={browser.cookies['codna_session']}"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_suggestion_wakes_an_editors_web_page_served_by_another_process(
+    engine: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with fresh_database(engine, request, tmp_path_factory) as url:
+        workspace = seed(url, spare=())
+        a, b, _ = make_pages(url)
+        logs: Path = tmp_path_factory.mktemp("live-web")
+        with ExitStack() as servers:
+            first = servers.enter_context(running_server(workspace, engine, logs))
+            second = (
+                servers.enter_context(running_server(workspace, engine, logs))
+                if engine == "postgresql"
+                else first
+            )
+            cookie = signed_in_cookie(second, "wanda@example.com")
+            with stream(second.base, "", path="/inbox/events", cookie=cookie) as page:
+                suggest_link(first, a, b)
+                assert page.next(within=5) is not None, "the web page's stream heard nothing"
