@@ -291,8 +291,12 @@ def test_the_trash_shows_only_what_the_member_can_read(app: InProcessServer) -> 
         strangers = client.get("/trash")
     with signed_in(app, "reader") as client:
         readers = client.get("/trash")
+    with signed_in(app, "writer") as client:
+        writers = client.get("/trash")
     assert strangers.status_code == 200 and "Hidden bin entry" not in strangers.text
     assert "Hidden bin entry" in readers.text
+    restore = f'aria-label="Restore {address}"'
+    assert restore not in readers.text and restore in writers.text  # only who may restore
 
 
 def test_hostile_text_in_body_and_title_comes_back_escaped_and_renders_safely(

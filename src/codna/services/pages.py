@@ -61,6 +61,7 @@ class PageSummary:
     tags: tuple[str, ...]
     version: int
     updated_at: datetime
+    manageable: bool = False  # whether the member may trash, restore or purge it
 
 
 def _about(page_id: Any, created_by: Any, updated_by: Any) -> list[sa.Label[Any]]:
@@ -272,6 +273,7 @@ def list_pages(
     where = parse_address(address) if address else None
     check_limit(limit, PAGES)
     with database().read() as conn:
+        mine = rights(conn, actor)
         query = sa.select(
             pages.c.space,
             pages.c.path,
@@ -279,15 +281,23 @@ def list_pages(
             pages.c.tags,
             pages.c.version,
             pages.c.updated_at,
+            pages.c.created_by,
         ).where(
-            rights(conn, actor).readable(),
+            mine.readable(),
             pages.c.trashed_at.is_not(None) if in_trash else pages.c.trashed_at.is_(None),
         )
         if where is not None:
             query = query.where(address_clause(where))
         rows = conn.execute(query.order_by(pages.c.space, pages.c.path).limit(limit)).all()
     return [
-        PageSummary(str(Address(r.space, r.path)), r.title, tuple(r.tags), r.version, r.updated_at)
+        PageSummary(
+            str(Address(r.space, r.path)),
+            r.title,
+            tuple(r.tags),
+            r.version,
+            r.updated_at,
+            mine.can_manage(r.space, r.path, r.created_by),
+        )
         for r in rows
     ]
 
