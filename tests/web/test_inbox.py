@@ -93,6 +93,8 @@ def test_deciding_with_htmx_answers_the_decided_item_in_place(app: InProcessServ
         )
     assert answer.status_code == 200
     assert f'id="change-{made}"' in answer.text and "is accepted: version 2" in answer.text
+    # The same said in the inbox's status line, outside the lists a live refresh replaces.
+    assert 'id="settled"' in answer.text and 'hx-swap-oob="true"' in answer.text
 
 
 def test_a_rejection_reaches_the_agent_with_its_reason(app: InProcessServer) -> None:
