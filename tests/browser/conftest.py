@@ -144,8 +144,10 @@ class Visitors:
         self.contexts: list[BrowserContext] = []
         self.watched: list[Watched] = []
 
-    def open(self) -> Watched:
-        context = self.browser.new_context(viewport={"width": 1100, "height": 800})
+    def open(self, *, width: int = 1100, height: int = 800, javascript: bool = True) -> Watched:
+        context = self.browser.new_context(
+            viewport={"width": width, "height": height}, java_script_enabled=javascript
+        )
         self.contexts.append(context)
         context.set_default_timeout(WAIT_MS)
         context.add_init_script(_COUNT_READY)
