@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-from fastapi import FastAPI, Request
-from fastapi.responses import Response
+from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
@@ -56,7 +55,8 @@ API = "/api/v1"
 
 
 def create_app(settings: Settings | None = None) -> ASGIApp:
-    """The whole server as one ASGI app, guarded by Host/Origin checks and a body cap."""
+    """The whole server as one ASGI app, guarded by Host/Origin checks and a body cap: the
+    JSON API (with the lifespan) under /api, MCP at /mcp, the web UI everywhere else."""
     settings = settings or Settings()
     limiter = RateLimiter(settings.rate_limit, settings.rate_window)
     mcp = build_mcp(settings, limiter)
@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
             yield
             tasks.cancel_scope.cancel()
 
-    app = FastAPI(
+    api = FastAPI(
         title="CoDNA",
         summary="A Markdown wiki for a team and its agents.",
         version="1",
@@ -90,14 +90,20 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
         redoc_url=None,
         lifespan=lifespan,
     )
-    app.state.rate_limiter = limiter
-    app.state.settings = settings
+    api.state.rate_limiter = limiter
+    api.state.settings = settings
     for kind, handler in api_errors.HANDLERS.items():
-        app.add_exception_handler(kind, _by_path(handler, web_errors.HANDLERS[kind]))
+        api.add_exception_handler(kind, handler)
     for router in (api_pages.router, admin.router, api_inbox.router, api_suggestions.router):
-        app.include_router(router, prefix=API, responses=api_errors.DOCUMENTED)
+        api.include_router(router, prefix=API, responses=api_errors.DOCUMENTED)
+    api.include_router(web_api_docs.router)
+
+    # The web UI, an app of its own: its refusals are pages, and its paths never pass the
+    # API's routes on the way to their own.
+    web = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    for kind, handler in web_errors.HANDLERS.items():
+        web.add_exception_handler(kind, handler)
     for router in (
-        web_api_docs.router,
         web_signin.router,
         web_pages.router,
         web_editing.router,
@@ -105,23 +111,11 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
         web_inbox.router,
         web_admin.router,
     ):
-        app.include_router(router)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    routed = PathDispatch(app, mcp=mcp_app)
+        web.include_router(router)
+    web.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    routed = PathDispatch(web, api=api, mcp=mcp_app)
     guarded = HostOriginGuard(
         routed, hosts=settings.allowed_hosts, origins=settings.allowed_origins
     )
     return BodyCap(SecurityHeaders(guarded), limit=settings.max_body_bytes)
-
-
-Handler = Callable[[Request, Exception], Awaitable[Response]]
-
-
-def _by_path(api: Handler, web: Handler) -> Handler:
-    """A refusal answered as the API's JSON under /api, as a web page elsewhere."""
-
-    async def handle(request: Request, error: Exception) -> Response:
-        chosen = api if request.url.path.startswith(API + "/") else web
-        return await chosen(request, error)
-
-    return handle

@@ -101,18 +101,23 @@ class BodyCap:
 
 
 class PathDispatch:
-    """Send `/mcp` to the MCP app and everything else (the lifespan too) to the main app."""
+    """Send `/mcp` to the MCP app, `/api/…` (and the lifespan) to the API, and everything
+    else to the web UI."""
 
-    def __init__(self, main: ASGIApp, *, mcp: ASGIApp, prefix: str = "/mcp") -> None:
-        self.main, self.mcp, self.prefix = main, mcp, prefix
+    def __init__(self, web: ASGIApp, *, api: ASGIApp, mcp: ASGIApp) -> None:
+        self.web, self.api, self.mcp = web, api, mcp
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            path = scope["path"]
-            if path == self.prefix or path.startswith(self.prefix + "/"):
-                await self.mcp(scope, receive, send)
-                return
-        await self.main(scope, receive, send)
+        if scope["type"] != "http":
+            await self.api(scope, receive, send)  # the lifespan
+            return
+        path = scope["path"]
+        if path == "/mcp" or path.startswith("/mcp/"):
+            await self.mcp(scope, receive, send)
+        elif path == "/api" or path.startswith("/api/"):
+            await self.api(scope, receive, send)
+        else:
+            await self.web(scope, receive, send)
 
 
 # Nothing inline runs or styles: scripts and styles come from this server's own files.
