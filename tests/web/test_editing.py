@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import html
 import re
+import uuid
 from html.parser import HTMLParser
 from typing import Any
 
 import httpx
 
 from codna.markdown.limits import MAX_BODY_BYTES
-from tests.conftest import InProcessServer, unique
-from tests.web.conftest import csrf_of, signed_in
+from tests.conftest import PASSWORD, InProcessServer, unique
+from tests.web.conftest import browser, csrf_of, signed_in
 
 BODY = "# Plan\n\nWe ship on Friday.\n"
 
@@ -328,3 +329,31 @@ def test_a_page_in_raw_has_no_editor_even_for_a_writer(app: InProcessServer) -> 
         editor = client.get(_url("edit", imported["address"]))
     assert editor.status_code == 403
     assert "which is never edited; import a new version instead" in editor.text
+
+
+def test_losing_the_right_to_edit_while_the_editor_is_open_keeps_the_typed_text(
+    app: InProcessServer,
+) -> None:
+    address = unique()
+    app.create_page(address, BODY)
+    email = f"{uuid.uuid4().hex[:8]}@example.com"
+    with app.api("admin") as admin:
+        made = admin.post(
+            "/api/v1/members", json={"email": email, "name": "Pia", "password": PASSWORD}
+        )
+        assert made.status_code == 201, made.text
+        shared = {"address": address, "member": email, "level": "write"}
+        assert admin.post("/api/v1/grants", json=shared).status_code == 200
+    with browser(app) as client:
+        form = client.get("/")
+        client.post("/sign-in", data={"email": email, "password": PASSWORD, "csrf": csrf_of(form)})
+        editor = client.get(_url("edit", address))
+        assert editor.status_code == 200
+        with app.api("admin") as admin:  # write taken back: read is left
+            read = {**shared, "level": "read"}
+            assert admin.post("/api/v1/grants", json=read).status_code == 200
+        typed = "A careful paragraph, typed while the grant went away.\n"
+        answer = client.post(_url("edit", address), data=form_of(editor, body=typed))
+    assert answer.status_code == 403
+    assert html.escape(typed.strip(), quote=False) in answer.text
+    assert "but not change it" in answer.text

@@ -30,9 +30,11 @@ from codna.web.visitor import Seen
 FIELD_BYTES = 3 * MAX_BODY_BYTES
 router = APIRouter(include_in_schema=False, form_limits={"max_part_size": FIELD_BYTES})
 
-# Refusals the form answers itself, with the typed text kept; any other (not found, read
-# only) is the error page.
+# Refusals the form answers itself, with the typed text kept; any other (not found) is the
+# error page.
 KEPT_IN_FORM = (Conflict, InvalidRequest, TooLarge)
+# Saving also keeps the text when the right to edit went while the editor was open.
+KEPT_IN_SAVE = (*KEPT_IN_FORM, ReadOnly)
 # A new page's form also answers for an address that is taken or not the member's to write.
 KEPT_IN_NEW_FORM = (*KEPT_IN_FORM, Duplicate, ReadOnly)
 
@@ -107,7 +109,7 @@ def _write(member: Member, where: Address, draft: Draft, base_version: int) -> T
             summary=draft.summary or None,
             base_version=base_version,
         )
-    except KEPT_IN_FORM as refused:
+    except KEPT_IN_SAVE as refused:
         return Tried(member, refused=refused)
     return Tried(member, page=result.page)
 
