@@ -4,7 +4,7 @@ thread pool in which a view's session is checked and its service called.
 A signed-in visitor's cookie holds the session's secret (only its hash is stored). Every form
 carries a CSRF token derived from the secret (an HMAC, so nothing more is stored); before
 signing in, from a random cookie of its own, so the sign-in form is protected too. Both
-cookies are HttpOnly and SameSite=Lax, and Secure when the server's base URL is https.
+cookies are HttpOnly and SameSite=Lax, and Secure when the request came over https.
 """
 
 from __future__ import annotations
