@@ -20,6 +20,7 @@ from fastapi.security import HTTPBearer
 
 from codna.errors import Unauthenticated
 from codna.services import tokens
+from codna.services.context import database
 from codna.services.members import Member
 from codna.services.ratelimit import RateLimiter
 
@@ -54,10 +55,11 @@ class Bearer:
     def _call(
         self, service: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        who = tokens.authenticate_token(self.secret)
-        if self.limiter is not None:
-            self.limiter.hit(f"token:{who.token_id}")
-        return service(who.member, *args, **kwargs)
+        with database().read():  # what the service reads shares this transaction
+            who = tokens.authenticate_token(self.secret)
+            if self.limiter is not None:
+                self.limiter.hit(f"token:{who.token_id}")
+            return service(who.member, *args, **kwargs)
 
 
 def _itself(member: Member) -> Member:

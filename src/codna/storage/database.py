@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -28,6 +29,8 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 # Any fixed number will do: it keeps two processes starting at once from migrating together.
 _MIGRATION_LOCK = 0x0C0D4A
 _AFTER_COMMIT = "codna_after_commit"
+# The read transaction open in this call, that reads inside it share (see Database.read).
+_OPEN_READ: ContextVar[tuple[Database, Connection] | None] = ContextVar("open_read", default=None)
 
 
 def database_url() -> str:
@@ -69,11 +72,24 @@ class Database:
         """A read-only transaction: on SQLite one snapshot of the database throughout; on
         PostgreSQL (READ COMMITTED) each statement sees what was committed when it began.
 
+        A read inside another read of the same call, with no write in between, is that same
+        transaction: a request that checks who it is from and then reads pays for one
+        transaction, and sees one snapshot. After a write, a read begins its own again, so
+        that it sees what was written.
+
         What `after_commit` registered runs once the transaction has ended without an error.
         """
+        shared = _OPEN_READ.get()
+        if shared is not None and shared[0] is self:
+            yield shared[1]
+            return
         callbacks: list[Callable[[], None]] = []
         with self.engine.connect() as conn, _transaction(conn, callbacks):
-            yield conn
+            opened = _OPEN_READ.set((self, conn))
+            try:
+                yield conn
+            finally:
+                _OPEN_READ.reset(opened)
         for callback in callbacks:
             callback()
 
@@ -86,6 +102,7 @@ class Database:
         # SQLite has one writer at a time. Writers of this process queue on a lock of ours,
         # handed over at once, rather than in SQLite's busy handler, which sleeps and polls
         # (seconds at the tail under load); other processes still wait in busy_timeout.
+        _OPEN_READ.set(None)  # what this call reads from now on sees what this writes
         callbacks: list[Callable[[], None]] = []
         with self._writer_lock, self.engine.connect() as conn:
             conn.execution_options(codna_write=True)

@@ -17,6 +17,7 @@ from codna.web.visitor import Visitor
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.auto_reload = False  # templates change with a release, never while serving
 STATIC = HERE / "static"
 
 

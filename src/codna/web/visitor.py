@@ -22,6 +22,7 @@ from starlette.responses import Response
 
 from codna.errors import InvalidRequest, Unauthenticated
 from codna.services import sessions
+from codna.services.context import database
 from codna.services.members import Member
 
 SESSION_COOKIE = "codna_session"
@@ -63,9 +64,12 @@ class Visitor:
         secret = self.session
         if secret is None:
             raise Unauthenticated("Sign in to see this.")
-        return await anyio.to_thread.run_sync(
-            lambda: view(sessions.session_member(secret), *args, **kwargs)
-        )
+
+        def call() -> T:
+            with database().read():  # what the view reads shares this transaction
+                return view(sessions.session_member(secret), *args, **kwargs)
+
+        return await anyio.to_thread.run_sync(call)
 
     def keep(self, response: Response, *, secure: bool) -> Response:
         """Set the anonymous cookie on `response` if this visitor has none yet."""
