@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import queue
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
 from codna.storage.database import Database
 from tests.conftest import ENGINES, PASSWORD, fresh_database, seed, unique
-from tests.server.conftest import Server, running_server
+from tests.server.conftest import STOP_DEADLINE, Server, running_server
 
 SECOND = 1.0
 
@@ -172,3 +173,23 @@ def test_a_suggestion_wakes_an_editors_web_page_served_by_another_process(
             with stream(second.base, "", path="/inbox/events", cookie=cookie) as page:
                 suggest_link(first, a, b)
                 assert page.next(within=5) is not None, "the web page's stream heard nothing"
+
+
+def test_ctrl_c_stops_a_server_whose_inbox_streams_are_open_and_says_nothing_went_wrong(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with fresh_database("sqlite", request, tmp_path_factory) as url:
+        workspace = seed(url, spare=())
+        logs: Path = tmp_path_factory.mktemp("ctrl-c")
+        with running_server(workspace, "sqlite", logs) as server:
+            cookie = signed_in_cookie(server, "wanda@example.com")
+            token = server.workspace.tokens["writer"]
+            with (
+                stream(server.base, "", path="/inbox/events", cookie=cookie),
+                stream(server.base, token),
+            ):
+                server.process.send_signal(signal.SIGINT)
+                # The graceful shutdown gives open streams 5 s, then the server ends them.
+                assert server.process.wait(timeout=STOP_DEADLINE) == 0
+        log = next(logs.glob("serve-*.log")).read_text()
+        assert "Traceback" not in log, log

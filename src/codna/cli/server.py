@@ -48,13 +48,16 @@ def serve(host: str, port: int, workers: int) -> None:
     logging.getLogger("mcp").setLevel(logging.WARNING)
     socket = config.bind_socket()  # bound before it is announced
     click.echo(f"CoDNA on {where} — the web UI at /, the API at /api/v1, MCP at /mcp", err=True)
-    server = uvicorn.Server(config)
-    if workers > 1:
-        from uvicorn.supervisors.multiprocess import Multiprocess
+    try:
+        if workers > 1:
+            from uvicorn.supervisors.multiprocess import Multiprocess
 
-        Multiprocess(config, sockets=[socket]).run()
-    else:
-        server.run(sockets=[socket])
+            Multiprocess(config, sockets=[socket]).run()
+        else:
+            uvicorn.Server(config).run(sockets=[socket])
+    except KeyboardInterrupt:
+        # uvicorn stops gracefully on Ctrl-C and then raises it again: a stop asked for.
+        click.echo("CoDNA stopped.", err=True)
 
 
 def _addresses(host: str, port: int) -> str:
