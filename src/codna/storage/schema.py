@@ -170,6 +170,7 @@ link_suggestions = sa.Table(
     sa.Column("decided_at", UTCDateTime),
     sa.Column("decision_reason", sa.String(500)),
     sa.Column("accepted_version", sa.Integer),
+    sa.Column("reverted_in_version", sa.Integer),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.CheckConstraint(SUGGESTION_STATUSES, name="status"),
 )
