@@ -14,7 +14,7 @@ from codna.api.auth import Reader, Writer
 from codna.schemas import OFFSET, window
 from codna.services import inbox, links
 from codna.services.inbox import Inbox, Pending
-from codna.services.limits import INBOX, PENDING
+from codna.services.limits import INBOX, PENDING, SUGGESTIONS
 from codna.services.links import LinkSuggestion
 from codna.services.members import Member
 
@@ -48,6 +48,19 @@ class Marked(BaseModel):
 @router.post("/links", status_code=status.HTTP_201_CREATED, summary="Suggest a link")
 async def suggest_link(caller: Writer, body: SuggestLink) -> LinkSuggestion:
     return await caller.run(links.suggest_link, **body.model_dump())
+
+
+@router.get("/links", summary="Suggested links on a page, folder or space, or one's own")
+async def list_links(
+    caller: Reader,
+    address: str | None = None,
+    status: str | None = None,
+    limit: Annotated[int, Query(**window(SUGGESTIONS, "suggested links"))] = SUGGESTIONS.default,
+    offset: Annotated[int, Query(**OFFSET)] = 0,
+) -> list[LinkSuggestion]:
+    return await caller.run(
+        links.list_links, address=address, status=status, limit=limit, offset=offset
+    )
 
 
 @router.get("/links/{suggestion_id}", summary="One suggested link")

@@ -38,6 +38,7 @@ from codna.storage.schema import edit_suggestions, link_suggestions, notificatio
 
 Item = TypeVar("Item", bound=Decided)
 DECISIONS = ("accept", "reject")
+STATUSES = ("pending", "accepted", "rejected", "withdrawn")
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,13 @@ def check_decision(decision: str) -> str:
     if decision not in DECISIONS:
         raise InvalidRequest("The decision is accept or reject.", field="decision")
     return decision
+
+
+def check_status(status: str | None) -> str | None:
+    """A status to list by, or None for all. Raises InvalidRequest."""
+    if status is not None and status not in STATUSES:
+        raise InvalidRequest(f"The statuses are {', '.join(STATUSES)}.", field="status")
+    return status
 
 
 @cache
@@ -230,3 +238,45 @@ def _close(conn: Connection, kind: Kind[Item], item_id: int, **values: object) -
         raise AlreadyDecided(f"The {kind.noun} {item_id} was decided meanwhile.")
     events.emit(conn, table=table.name, row_id=item_id, op="update")
     return kind.record.of(closed)
+
+
+# -- what undoing revisions does to what was accepted ---------------------------------------
+
+
+def after_revert(
+    conn: Connection, kind: Kind[Item], page_id: int, *, reverted: int, made: int
+) -> None:
+    """Reverting version `reverted` as version `made`: the item of `kind` whose acceptance
+    made `reverted` is reverted in `made`; one that `reverted` had undone is back."""
+    table = kind.table
+    _mark(conn, kind, page_id, table.c.accepted_version == reverted, made)
+    _mark(conn, kind, page_id, table.c.reverted_in_version == reverted, None)
+
+
+def after_restore(
+    conn: Connection, kind: Kind[Item], page_id: int, *, restored: int, made: int
+) -> None:
+    """Restoring version `restored` as version `made`: what of `kind` was accepted after
+    `restored` is undone in `made`; what `restored` held and was undone since is back."""
+    accepted = kind.table.c.accepted_version
+    undone_in = kind.table.c.reverted_in_version
+    _mark(conn, kind, page_id, sa.and_(accepted > restored, undone_in.is_(None)), made)
+    _mark(conn, kind, page_id, sa.and_(accepted <= restored, undone_in > restored), None)
+
+
+def _mark(
+    conn: Connection,
+    kind: Kind[Item],
+    page_id: int,
+    which: sa.ColumnElement[bool],
+    reverted_in: int | None,
+) -> None:
+    table = kind.table
+    where = (table.c.page_id == page_id, table.c.status == "accepted", which)
+    ids = conn.execute(sa.select(table.c.id).where(*where)).scalars().all()
+    if ids:
+        conn.execute(
+            table.update().where(table.c.id.in_(ids)).values(reverted_in_version=reverted_in)
+        )
+    for item_id in ids:
+        events.emit(conn, table=table.name, row_id=item_id, op="update")

@@ -1,5 +1,7 @@
 """Suggested links: a member who can read pages A and B proposes a link from A to B; anyone who
-can edit A accepts (an ordinary edit of A) or rejects (for good) it; the suggester may withdraw.
+can edit A accepts (an ordinary edit of A) or rejects (for good) it; the suggester may withdraw
+it while it waits, and lists their own with their status. An accepted link that a revert or a
+restore undoes says which version undid it, as a suggested change does.
 
 Only the suggester and A's editors see a suggested link; to anyone else it does not exist. The
 lifecycle it shares with suggested changes is decisions.py's.
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import Duplicate, InvalidEdit, InvalidRequest, NoLongerApplies, ReadOnly
@@ -18,18 +21,20 @@ from codna.markdown.edits import apply_edits
 from codna.markdown.limits import check_text, normalise_newlines
 from codna.markdown.links import link_edits
 from codna.services import decisions, events
-from codna.services.access import access_page, read_only_message
+from codna.services.access import access_page, read_only_message, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.attribution import suggested_by
 from codna.services.changes import Change, apply_change, save_change
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.decisions import LINKS, check_decision, check_reason
+from codna.services.decisions import LINKS, check_decision, check_reason, check_status
+from codna.services.limits import SUGGESTIONS, check_limit, check_offset
 from codna.services.members import Member, member_by_id_in
+from codna.services.pages import address_clause
 from codna.services.suggestion_views import page_heads, who
 from codna.storage.database import inserted_id
 from codna.storage.records import LinkRow, PageRow
-from codna.storage.schema import link_suggestions
+from codna.storage.schema import link_suggestions, pages
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class LinkSuggestion:
     decided_at: datetime | None
     decision_reason: str | None
     accepted_version: int | None
+    reverted_in_version: int | None  # the version that undid the accepted link, if any
     created_at: datetime
 
 
@@ -78,6 +84,7 @@ def link_views(conn: Connection, rows: Sequence[LinkRow]) -> list[LinkSuggestion
                 decided_at=row.decided_at,
                 decision_reason=row.decision_reason,
                 accepted_version=row.accepted_version,
+                reverted_in_version=row.reverted_in_version,
                 created_at=row.created_at,
             )
         )
@@ -196,3 +203,45 @@ def read_link(actor: Member, *, suggestion_id: int) -> LinkSuggestion:
     with database().read() as conn:
         row, _, _ = decisions.access_item(conn, actor, LINKS, suggestion_id)
         return link_views(conn, [row])[0]
+
+
+def list_links(
+    actor: Member,
+    *,
+    address: str | None = None,
+    status: str | None = None,
+    limit: int = SUGGESTIONS.default,
+    offset: int = 0,
+) -> list[LinkSuggestion]:
+    """Suggested links, newest first: on a page (all of them for its editors, one's own for
+    anyone else), under a folder or in a space (those on pages there the actor decides on,
+    and the actor's own), or without an address the actor's own; by status if given.
+
+    Raises NotFound (a page the actor cannot read), InvalidRequest.
+    """
+    where = parse_address(address) if address is not None else None
+    check_status(status)
+    check_limit(limit, SUGGESTIONS)
+    check_offset(offset)
+    table = link_suggestions
+    with database().read() as conn:
+        mine_only = table.c.suggester_id == actor.id
+        query = sa.select(table)
+        if where is None:
+            query = query.where(mine_only)
+        elif where.kind == "page":
+            page, mine = access_page(conn, actor, where, in_trash=None)
+            query = query.where(table.c.page_id == page.id)
+            if not mine.can_decide(page.space, page.path, page.created_by):
+                query = query.where(mine_only)
+        else:
+            on = sa.select(pages.c.id).where(address_clause(where))
+            decided_here = on.where(rights(conn, actor).decidable())
+            query = query.where(
+                table.c.page_id.in_(on), sa.or_(mine_only, table.c.page_id.in_(decided_here))
+            )
+        if status is not None:
+            query = query.where(table.c.status == status)
+        newest = query.order_by(table.c.created_at.desc(), table.c.id.desc())
+        found = conn.execute(newest.limit(limit).offset(offset)).mappings().all()
+        return link_views(conn, [LinkRow.of(r) for r in found])

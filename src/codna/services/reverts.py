@@ -1,14 +1,19 @@
-"""Undoing revisions: revert any one as a new revision, or restore a named version."""
+"""Undoing revisions: revert any one as a new revision, or restore a named version.
+
+Either way, an accepted suggested change or link whose revision is undone is marked reverted
+in the new version, and one that comes back loses the mark."""
 
 from __future__ import annotations
 
 from codna.errors import InvalidRequest, RevertConflict
 from codna.markdown.limits import check_body
 from codna.markdown.revert import undo
+from codna.services import decisions
 from codna.services.access import access_page
 from codna.services.addresses import parse_address
 from codna.services.changes import Applied, EditResult, write_change
 from codna.services.context import database
+from codna.services.decisions import LINKS
 from codna.services.members import Member
 from codna.services.revisions import check_summary, revision_row
 from codna.services.suggestions import after_restore, after_revert
@@ -57,6 +62,7 @@ def revert_revision(
             kind="revert",
         )
         after_revert(conn, page.id, reverted=version, made=result.page.version)
+        decisions.after_revert(conn, LINKS, page.id, reverted=version, made=result.page.version)
         return result
 
 
@@ -98,4 +104,5 @@ def restore_version(
             kind="revert",
         )
         after_restore(conn, page.id, restored=version, made=result.page.version)
+        decisions.after_restore(conn, LINKS, page.id, restored=version, made=result.page.version)
         return result

@@ -83,6 +83,7 @@ class Decided(_Record):
     decided_at: datetime | None
     decision_reason: str | None
     accepted_version: int | None
+    reverted_in_version: int | None  # the version that undid what accepting made, if any
     created_at: datetime
 
 
@@ -97,7 +98,6 @@ class SuggestionRow(Decided):
     tags_add: tuple[str, ...]
     tags_remove: tuple[str, ...]
     via: str | None
-    reverted_in_version: int | None
     diff: str
     edits_hash: str
 
