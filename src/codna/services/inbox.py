@@ -136,7 +136,8 @@ def pending_decisions(
                 links_total, tuple(link_views(conn, [LinkRow.of(r) for r in link_rows]))
             ),
             suggested_changes=ChangeGroup(
-                changes_total, tuple(views(conn, [SuggestionRow.of(r) for r in change_rows], mine))
+                changes_total,
+                tuple(views(conn, [SuggestionRow.of(r) for r in change_rows], mine, diff_now=True)),
             ),
         )
 

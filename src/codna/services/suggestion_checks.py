@@ -5,6 +5,10 @@ version is worked out once and kept in `suggestion_checks`; listing what waits t
 instead of running every suggestion's edits on every call. A check made in a read is written
 back once the read has ended, in a transaction of its own; losing that race costs only a
 recomputation.
+
+Where asked, a pending suggestion written against an older version that still applies also
+gets the diff accepting it would make to the page now: worked out on each call, never kept,
+from the bodies the check reads anyway (at most one statement for any number of them).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import InvalidEdit, NoLongerApplies
 from codna.markdown.edits import parse_edits
-from codna.services.changes import Applied, Change, apply_change
+from codna.services.changes import Applied, Change, apply_change, page_diff
 from codna.services.context import database
 from codna.storage.database import after_commit, is_writing
 from codna.storage.records import PageHead, PageRow, SuggestionRow
@@ -66,9 +70,20 @@ def apply_suggestion(page: PageRow, row: SuggestionRow) -> Applied:
         ) from None
 
 
-def _check(page: PageRow, row: SuggestionRow) -> NotApplying | None:
+@dataclass(frozen=True)
+class Now:
+    """A pending suggestion against its page as the page is now: why it no longer applies
+    (None: it applies), and, where asked for, the diff accepting it would make now (None
+    unless the page moved on since it was written and it still applies)."""
+
+    problem: NotApplying | None
+    diff: str | None = None
+
+
+def _check(page: PageRow, row: SuggestionRow) -> Applied | NotApplying:
+    """The page after the suggestion, or why it no longer applies."""
     try:
-        apply_suggestion(page, row)
+        return apply_suggestion(page, row)
     except NoLongerApplies as refusal:
         return NotApplying(
             refusal.fields.get("edit_index"),
@@ -76,7 +91,6 @@ def _check(page: PageRow, row: SuggestionRow) -> NotApplying | None:
             str(refusal.fields.get("reason")),
             refusal.message,
         )
-    return None
 
 
 _IDS: sa.BindParameter[list[int]] = sa.bindparam("ids", expanding=True)
@@ -85,37 +99,63 @@ _BODIES = sa.select(pages.c.id, pages.c.body).where(pages.c.id.in_(_IDS))
 
 
 def checks_for(
-    conn: Connection, rows: Sequence[SuggestionRow], by_page: Mapping[int, PageHead]
-) -> dict[int, NotApplying | None]:
-    """For each of these pending suggestions, None if it applies to its page (in `by_page`,
-    with or without its body) as the page is now, or why not."""
+    conn: Connection,
+    rows: Sequence[SuggestionRow],
+    by_page: Mapping[int, PageHead],
+    *,
+    diffs: bool = False,
+) -> dict[int, Now]:
+    """For each of these pending suggestions, whether it applies to its page (in `by_page`,
+    with or without its body) as the page is now, or why not; with `diffs`, also the diff
+    accepting it would make now, for one written against an older version that applies."""
     if not rows:
         return {}
     ids = sorted({r.id for r in rows})
     kept = {k["suggestion_id"]: k for k in conn.execute(_KEPT, {"ids": ids}).mappings()}
-    found: dict[int, NotApplying | None] = {}
+    problems: dict[int, NotApplying | None] = {}
     stale = []
     for row in rows:
         known = kept.get(row.id)
         if known is not None and known["page_version"] == by_page[row.page_id].version:
-            found[row.id] = None if known["applies"] else _from_kept(known)
+            problems[row.id] = None if known["applies"] else _from_kept(known)
         else:
             stale.append(row)
-    if stale:
-        bodies = _bodies(conn, {r.page_id for r in stale}, by_page)
-        fresh = []
-        for row in stale:
-            page = bodies[row.page_id]
-            found[row.id] = problem = _check(page, row)
-            fresh.append(_kept(row.id, page.version, problem))
-        remember(conn, fresh)
-    return found
+    # Those whose page moved on since they were written, unless known not to apply.
+    moved_on = [
+        r
+        for r in rows
+        if diffs and r.base_version != by_page[r.page_id].version and problems.get(r.id) is None
+    ]
+    bodies = _bodies(conn, {r.page_id for r in [*stale, *moved_on]}, by_page)
+    applied: dict[int, Applied] = {}
+    fresh = []
+    for row in stale:
+        page = bodies[row.page_id]
+        tried = _check(page, row)
+        if isinstance(tried, Applied):
+            applied[row.id], problems[row.id] = tried, None
+        else:
+            problems[row.id] = tried
+        fresh.append(_kept(row.id, page.version, problems[row.id]))
+    remember(conn, fresh)
+    diffs_now: dict[int, str] = {}
+    for row in moved_on:
+        if problems[row.id] is not None:
+            continue
+        page = bodies[row.page_id]
+        try:
+            after = applied.get(row.id) or apply_suggestion(page, row)
+        except NoLongerApplies:  # against what was kept for this version: no diff, no failure
+            continue
+        diffs_now[row.id] = page_diff(page, after.body)
+    return {r.id: Now(problems[r.id], diffs_now.get(r.id)) for r in rows}
 
 
 def _bodies(
     conn: Connection, page_ids: set[int], by_page: Mapping[int, PageHead]
 ) -> dict[int, PageRow]:
-    """The pages with their bodies, read only for those `by_page` has without."""
+    """The pages with their bodies, read (in one statement) only for those `by_page` has
+    without."""
     known = {i: p for i in page_ids if isinstance(p := by_page[i], PageRow)}
     missing = page_ids - known.keys()
     if missing:

@@ -2,7 +2,8 @@
 
 A pending suggestion says whether it still applies to the page as it is now: if not, which edit
 and why, and only Reject is offered; if it applies but the page moved on, its stored diff (made
-against its base version) comes with a note that it will be applied to the newer version.
+against its base version) comes with a note that it will be applied to the newer version and,
+where asked, the diff accepting it would make to the page now (`diff_now`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from sqlalchemy.engine import Connection
 
 from codna.services.access import Rights
 from codna.services.addresses import Address
-from codna.services.suggestion_checks import NotApplying, checks_for
-from codna.storage.records import PageHead, SuggestionRow
+from codna.services.suggestion_checks import NotApplying, Now, checks_for
+from codna.storage.records import PageHead, PageRow, SuggestionRow
 from codna.storage.schema import members, pages
 
 # A page as a suggestion's view needs it: everything but the body, read only where a check
@@ -49,7 +50,10 @@ class Suggestion:
     decision_reason: str | None
     accepted_version: int | None
     reverted_in_version: int | None
-    diff: str
+    diff: str  # what its edits made to the version it was written against
+    # For a pending one written against an older version that still applies, where asked
+    # for: the diff accepting it would make to the page as it is now. None otherwise.
+    diff_now: str | None
     created_at: datetime
     applies: bool | None  # for a pending one: do its edits apply to the page as it is now?
     not_applying: NotApplying | None
@@ -88,20 +92,31 @@ def views(
     mine: Rights,
     *,
     page: PageHead | None = None,
+    diff_now: bool | None = None,
 ) -> list[Suggestion]:
     """Suggestions as `mine.member` sees them, with a few statements for any number of rows
     (`page`: the one page they are all on, as it is now, when the caller has it already).
     Whether a pending one still applies is read from what was kept for its page's version,
-    and worked out only where nothing was kept for that version yet."""
+    and worked out only where nothing was kept for that version yet.
+
+    `diff_now`: work out, for each pending one written against an older version that still
+    applies, the diff accepting it would make now (one statement more for the bodies, for any
+    number of them). By default it is worked out only where `page` comes with its body, as
+    for one suggestion read with its page, which costs no statement."""
     if not rows:
         return []
     by_page: Mapping[int, PageHead] = (
         {page.id: page} if page is not None else page_heads(conn, {r.page_id for r in rows})
     )
+    if diff_now is None:
+        diff_now = isinstance(page, PageRow)
     people = who(conn, {r.suggester_id for r in rows} | {r.decided_by for r in rows})
     readable = {i for i, p in by_page.items() if mine.can_read(p.space, p.path, p.created_by)}
     checks = checks_for(
-        conn, [r for r in rows if r.status == "pending" and r.page_id in readable], by_page
+        conn,
+        [r for r in rows if r.status == "pending" and r.page_id in readable],
+        by_page,
+        diffs=diff_now,
     )
     return [
         _view(row, by_page[row.page_id], people, mine, row.page_id in readable, checks)
@@ -115,11 +130,12 @@ def _view(
     people: dict[int, _Who],
     mine: Rights,
     reads: bool,
-    checks: dict[int, NotApplying | None],
+    checks: dict[int, Now],
 ) -> Suggestion:
     decides = mine.can_decide(page.space, page.path, page.created_by)
     pending = row.status == "pending"
-    problem = checks.get(row.id) if pending and reads else None
+    now = checks.get(row.id) if pending and reads else None
+    problem = now.problem if now else None
     note = None
     if pending and reads and problem is None and page.version != row.base_version:
         note = (
@@ -156,6 +172,7 @@ def _view(
         accepted_version=row.accepted_version,
         reverted_in_version=row.reverted_in_version,
         diff=row.diff if reads else "",
+        diff_now=now.diff if now else None,
         created_at=row.created_at,
         applies=(problem is None) if pending and reads else None,
         not_applying=problem,
