@@ -110,6 +110,27 @@ class Rights:
             return space == "output"
         return self.level(space, path) == "write"
 
+    def creatable(self) -> tuple[str, ...]:
+        """Where this member may create pages, as the addresses of spaces and folders
+        (`output:`, `wiki:notes/`), each once and none inside another: what can_create
+        allows, to tell a member refused."""
+        if self.member.is_agent:
+            return ("output:",)
+        if self.member.is_admin:
+            return tuple(f"{space}:" for space in SPACES if space != NEVER_EDITED)
+        written = sorted(
+            (held.space, held.path)
+            for held in self.grants
+            if held.level == "write"
+            and held.space != NEVER_EDITED
+            and (held.path == "" or held.path.endswith("/"))
+        )
+        places: list[tuple[str, str]] = []
+        for space, path in written:
+            if not any(space == s and path.startswith(p) for s, p in places):
+                places.append((space, path))
+        return tuple(f"{space}:{path}" for space, path in places)
+
     def can_import(self, path: str) -> bool:
         return not self.member.is_agent and self.level(NEVER_EDITED, path) == "write"
 
@@ -244,6 +265,28 @@ def authorise(
     if need != "read" and not allowed(row.space, row.path, row.created_by):
         raise ReadOnly(read_only_message(where, actor), address=str(where))
     return row, mine
+
+
+def create_refused(mine: Rights, where: Address) -> ReadOnly:
+    """Why `mine`'s member may not create a page at `where`, and where they may."""
+    refused = (
+        "Pages arrive in raw by import only."
+        if where.space == NEVER_EDITED
+        else f"You cannot create pages at {where}."
+    )
+    places = mine.creatable()
+    if not places:
+        return ReadOnly(
+            f"{refused} You cannot create pages anywhere yet; someone who can write a space "
+            "or folder may share it with you for writing.",
+            address=str(where),
+            create_under=[],
+        )
+    return ReadOnly(
+        f"{refused} You can create pages under {', '.join(places)}, such as {places[0]}new-page.",
+        address=str(where),
+        create_under=list(places),
+    )
 
 
 def read_only_message(address: Address, actor: Member) -> str:

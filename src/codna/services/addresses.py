@@ -51,32 +51,33 @@ class Address:
         return f"{self.space}:{self.path}" if self.path else self.space
 
 
-def parse_address(text: object, *, want: str | None = None) -> Address:
-    """Parse an address; `want="page"` refuses spaces and folders. Raises InvalidRequest."""
+def parse_address(text: object, *, want: str | None = None, field: str = "address") -> Address:
+    """Parse an address; `want="page"` refuses spaces and folders. Raises InvalidRequest
+    (naming `field`)."""
     if not isinstance(text, str) or not text.strip():
-        raise InvalidRequest("Give an address such as wiki:decisions/0024.", field="address")
-    check_plain_text(text, field="address")
+        raise InvalidRequest("Give an address such as wiki:decisions/0024.", field=field)
+    check_plain_text(text, field=field)
     text = text.strip()
     space, sep, path = text.partition(":")
     if space not in SPACES:
         raise InvalidRequest(
-            f"'{space}' is not a space; the spaces are wiki, raw and output.", field="address"
+            f"'{space}' is not a space; the spaces are wiki, raw and output.", field=field
         )
     if sep and not path:
         path = ""
     if len(path) > MAX_PATH:
-        raise InvalidRequest(f"A path has at most {MAX_PATH} characters.", field="address")
+        raise InvalidRequest(f"A path has at most {MAX_PATH} characters.", field=field)
     segments = path.rstrip("/").split("/") if path else []
     for segment in segments:
         if not _SEGMENT.fullmatch(segment) or segment in (".", ".."):
             raise InvalidRequest(
                 f"'{text}' is not a valid address: each part of a path is letters, digits, "
                 "'.', '_' or '-', starting with a letter or digit.",
-                field="address",
+                field=field,
             )
     address = Address(space, path)
     if want is not None and address.kind != want:
-        raise InvalidRequest(f"'{text}' is not a {want} address.", field="address")
+        raise InvalidRequest(f"'{text}' is not a {want} address.", field=field)
     return address
 
 

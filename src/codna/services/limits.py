@@ -31,6 +31,7 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "PAGES",
     "PENDING",
+    "READ_MANY",
     "SEARCH",
     "SUGGESTIONS",
     "Window",
@@ -53,6 +54,8 @@ SEARCH = Window(default=20, most=100)
 SUGGESTIONS = Window(default=50, most=200)
 PENDING = Window(default=50, most=200)
 INBOX = Window(default=20, most=200)
+# How many pages one call reads at most (pages.read_pages).
+READ_MANY = 20
 
 
 def check_limit(limit: int, window: Window, *, field: str = "limit") -> int:

@@ -1,5 +1,6 @@
-"""Pages: create, read, list, trash, restore, delete for good. Changing a page's text is in
-changes.py, its revisions in revisions.py, who may do what in access.py."""
+"""Pages: create, read (one, several, or an outline), list, trash, restore, delete for good.
+Changing a page's text is in changes.py, its revisions in revisions.py, who may do what in
+access.py, what a not-quite-right address means in nearest.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
-from codna.errors import Duplicate, InvalidRequest, ReadOnly
+from codna.errors import Duplicate, InvalidRequest, NotFound
 from codna.markdown.limits import (
     MAX_TITLE_CHARS,
     check_body,
@@ -20,12 +21,14 @@ from codna.markdown.limits import (
     normalise_newlines,
 )
 from codna.services import search
-from codna.services.access import NEVER_EDITED, Rights, access_page, authorise, rights
+from codna.services.access import Rights, access_page, authorise, create_refused, rights
 from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.limits import PAGES, check_limit
+from codna.services.limits import PAGES, READ_MANY, check_limit, check_offset
 from codna.services.members import Member
+from codna.services.nearest import listing_address, not_found, trash_clause
+from codna.services.outlines import Outline, outline_of
 from codna.services.revisions import RevisionKind, check_summary, revision_row
 from codna.storage.records import PageRow
 from codna.storage.schema import edit_suggestions, members, pages, revisions
@@ -82,11 +85,21 @@ def _about(page_id: Any, created_by: Any, updated_by: Any) -> list[sa.Label[Any]
     ]
 
 
+@dataclass(frozen=True)
+class ReadMany:
+    """Pages read in one call, in the order asked, each once; `missing`, the addresses asked
+    that name no page the member can read out of the trash, in the order asked."""
+
+    pages: tuple[Page, ...]
+    missing: tuple[str, ...]
+
+
 # Built once, at import: what a page view needs besides the page, alone or with the page.
 _ABOUT_PAGE = sa.select(
     *_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by"))
 )
-_PAGE_TO_READ = sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by)).where(
+_PAGES_WITH_ABOUT = sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by))
+_PAGE_TO_READ = _PAGES_WITH_ABOUT.where(
     pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path")
 )
 
@@ -183,9 +196,7 @@ def create_page(
     with database().write() as conn:
         mine = rights(conn, actor)
         if not mine.can_create(where.space, where.path):
-            if where.space == NEVER_EDITED:
-                raise ReadOnly("Pages arrive in raw by import only.", address=str(where))
-            raise ReadOnly(f"You cannot create pages at {where}.", address=str(where))
+            raise create_refused(mine, where)
         return insert_page(conn, actor, mine, where, title, clean_tags, body, summary, "create")
 
 
@@ -247,18 +258,76 @@ def insert_page(
 
 
 def read_page(actor: Member, *, address: str, version: int | None = None) -> Page:
-    """The page at its latest version, or at `version`. Raises NotFound, InvalidRequest."""
+    """The page at its latest version, or at `version`.
+
+    Raises InvalidRequest, NotFound (no page the actor can read: with `nearest`, the nearest
+    address they can read, when one comes close; a page in the trash; no such version).
+    """
     where = parse_address(address, want="page")
     with database().read() as conn:
-        params = {"space": where.space, "path": where.path}
-        found = conn.execute(_PAGE_TO_READ, params).mappings().first()
-        row, mine = authorise(conn, actor, where, PageRow.of(found) if found else None)
-        assert found is not None  # authorise refuses a page that is not there
-        page = _page(row, mine, found)
-        if version is None or version == row.version:
-            return page
-        old = revision_row(conn, row.id, version, str(where))
-        return replace(page, title=old.title, tags=old.tags, body=old.body, version=version)
+        return _read_page(conn, actor, where, version)
+
+
+def _read_page(conn: Connection, actor: Member, where: Address, version: int | None) -> Page:
+    params = {"space": where.space, "path": where.path}
+    found = conn.execute(_PAGE_TO_READ, params).mappings().first()
+    row = PageRow.of(found) if found else None
+    try:
+        row, mine = authorise(conn, actor, where, row)
+    except NotFound:
+        mine = rights(conn, actor)  # only on the way out: a read pays for none of this
+        if row is not None and mine.can_read(row.space, row.path, row.created_by):
+            raise  # the page is there for the actor, in the trash
+        raise not_found(conn, mine, where, f"There is no page {where}.") from None
+    assert found is not None  # authorise refuses a page that is not there
+    page = _page(row, mine, found)
+    if version is None or version == row.version:
+        return page
+    old = revision_row(conn, row.id, version, str(where))
+    return replace(page, title=old.title, tags=old.tags, body=old.body, version=version)
+
+
+def outline(actor: Member, *, address: str, version: int | None = None) -> Outline:
+    """A page's headings (level, text, anchor, size of the section) and the size of its body,
+    at its latest version or at `version`, without the body.
+
+    Raises as read_page does.
+    """
+    where = parse_address(address, want="page")
+    with database().read() as conn:
+        page = _read_page(conn, actor, where, version)
+    return outline_of(page.address, page.title, page.version, page.body)
+
+
+def read_pages(actor: Member, *, addresses: Sequence[str]) -> ReadMany:
+    """Several pages at their latest versions, at most READ_MANY, in one read: those the actor
+    can read out of the trash in the order asked, each once, and the others as `missing`
+    (whether absent, unreadable or in the trash, all alike).
+
+    Raises InvalidRequest (not a list of page addresses, none, or more than READ_MANY).
+    """
+    if isinstance(addresses, str) or not isinstance(addresses, Sequence):
+        raise InvalidRequest("addresses is a list of page addresses.", field="addresses")
+    if not 1 <= len(addresses) <= READ_MANY:
+        raise InvalidRequest(
+            f"Give 1 to {READ_MANY} page addresses to read at once.",
+            field="addresses",
+            limit=READ_MANY,
+        )
+    asked = (parse_address(a, want="page", field="addresses") for a in addresses)
+    wanted = list(dict.fromkeys(asked))
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        at = sa.or_(*(sa.and_(pages.c.space == w.space, pages.c.path == w.path) for w in wanted))
+        query = _PAGES_WITH_ABOUT.where(at, mine.readable(), trash_clause(False))
+        found = {(r["space"], r["path"]): r for r in conn.execute(query).mappings()}
+    read = [
+        _page(PageRow.of(found[w.space, w.path]), mine, found[w.space, w.path])
+        for w in wanted
+        if (w.space, w.path) in found
+    ]
+    missing = [str(w) for w in wanted if (w.space, w.path) not in found]
+    return ReadMany(tuple(read), tuple(missing))
 
 
 def list_pages(
@@ -267,13 +336,25 @@ def list_pages(
     address: str | None = None,
     in_trash: bool = False,
     limit: int = PAGES.default,
+    offset: int = 0,
 ) -> list[PageSummary]:
-    """Pages the actor can read, in a space or folder (or everywhere), ordered by address.
-    Raises InvalidRequest (a bad address or limit)."""
+    """Pages the actor can read, in a space or folder (or everywhere), ordered by address,
+    `limit` of them after the first `offset`.
+
+    A folder named without its slash (`wiki:decisions`) is listed as the folder, unless a page
+    the actor can read has that address. A space or a folder with its slash may be empty.
+
+    Raises InvalidRequest (a bad address, limit or offset), NotFound (an address that names
+    neither a page nor a folder with a page the actor can read: with `nearest`, the nearest
+    address they can read, when one comes close).
+    """
     where = parse_address(address) if address else None
     check_limit(limit, PAGES)
+    check_offset(offset)
     with database().read() as conn:
         mine = rights(conn, actor)
+        if where is not None:
+            where = listing_address(conn, mine, where, in_trash=in_trash)
         query = sa.select(
             pages.c.space,
             pages.c.path,
@@ -282,13 +363,11 @@ def list_pages(
             pages.c.version,
             pages.c.updated_at,
             pages.c.created_by,
-        ).where(
-            mine.readable(),
-            pages.c.trashed_at.is_not(None) if in_trash else pages.c.trashed_at.is_(None),
-        )
+        ).where(mine.readable(), trash_clause(in_trash))
         if where is not None:
             query = query.where(address_clause(where))
-        rows = conn.execute(query.order_by(pages.c.space, pages.c.path).limit(limit)).all()
+        query = query.order_by(pages.c.space, pages.c.path).limit(limit).offset(offset)
+        rows = conn.execute(query).all()
     return [
         PageSummary(
             str(Address(r.space, r.path)),

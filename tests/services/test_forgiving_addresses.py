@@ -1,0 +1,138 @@
+"""Addresses that forgive what is unambiguous: a folder named without its slash is listed, an
+address that names nothing says so with the nearest address the member can read, and nothing
+tells of what they cannot read. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from codna.errors import InvalidRequest, NotFound
+from codna.services import access, pages
+from codna.services.members import Member
+from tests.services.conftest import Team
+
+
+def make(team: Team, *addresses: str) -> None:
+    for address in addresses:
+        pages.create_page(team.writer, address=address, title="A page", body="Text.\n")
+
+
+def listed(who: Member, address: str, *, in_trash: bool = False, **window: int) -> list[str]:
+    return [p.address for p in pages.list_pages(who, address=address, in_trash=in_trash, **window)]
+
+
+def test_a_folder_named_without_its_slash_lists_the_folder(team: Team) -> None:
+    make(team, "wiki:decisions/0001", "wiki:decisions/0002", "wiki:decisionsx")
+    assert listed(team.reader, "wiki:decisions") == ["wiki:decisions/0001", "wiki:decisions/0002"]
+    assert listed(team.agent, "wiki:decisions") == listed(team.reader, "wiki:decisions/")
+
+
+def test_an_address_that_names_a_page_lists_the_page_even_when_a_folder_shares_its_name(
+    team: Team,
+) -> None:
+    make(team, "wiki:guide", "wiki:guide/setup")
+    assert listed(team.reader, "wiki:guide") == ["wiki:guide"]
+    assert listed(team.reader, "wiki:guide/") == ["wiki:guide/setup"]
+
+
+def test_an_address_that_names_nothing_says_so_and_suggests_the_nearest_folder(
+    team: Team,
+) -> None:
+    make(team, "wiki:decisions/0001")
+    with pytest.raises(NotFound) as refused:
+        pages.list_pages(team.reader, address="wiki:decisons")
+    assert refused.value.message == (
+        "Nothing you can read is at wiki:decisons. The nearest you can read is wiki:decisions/."
+    )
+    assert refused.value.fields == {"address": "wiki:decisons", "nearest": "wiki:decisions/"}
+
+
+def test_an_address_far_from_everything_is_not_found_without_a_suggestion(team: Team) -> None:
+    make(team, "wiki:decisions/0001")
+    with pytest.raises(NotFound) as refused:
+        pages.list_pages(team.reader, address="output:zz")
+    assert refused.value.message == "Nothing you can read is at output:zz."
+    assert "nearest" not in refused.value.fields
+
+
+def test_a_space_or_a_folder_with_its_slash_that_holds_nothing_readable_is_an_empty_list(
+    team: Team,
+) -> None:
+    make(team, "wiki:decisions/0001")
+    assert pages.list_pages(team.reader, address="output") == []
+    assert pages.list_pages(team.reader, address="output:") == []
+    assert pages.list_pages(team.reader, address="wiki:nothing/") == []
+    assert pages.list_pages(team.stranger, address="wiki") == []
+
+
+def test_a_folder_one_cannot_read_is_not_found_and_never_suggested(team: Team) -> None:
+    make(team, "wiki:secret/plan", "wiki:open/notes")
+    access.share(team.admin, address="wiki:open/", member="sam@example.com", level="read")
+    with pytest.raises(NotFound) as unreadable:
+        pages.list_pages(team.stranger, address="wiki:secret")
+    with pytest.raises(NotFound) as absent:
+        pages.list_pages(team.stranger, address="wiki:absent")
+    assert unreadable.value.message == "Nothing you can read is at wiki:secret."
+    assert absent.value.message == "Nothing you can read is at wiki:absent."
+    with pytest.raises(NotFound) as typo:
+        pages.list_pages(team.stranger, address="wiki:secrt")
+    assert "nearest" not in typo.value.fields  # wiki:secret/ is not theirs to be told of
+    with pytest.raises(NotFound) as near:
+        pages.list_pages(team.stranger, address="wiki:opn")
+    assert near.value.fields["nearest"] == "wiki:open/"
+
+
+def test_a_folder_whose_pages_are_all_in_the_trash_lists_as_a_folder_in_or_out_of_it(
+    team: Team,
+) -> None:
+    make(team, "wiki:old/one")
+    pages.trash_page(team.writer, address="wiki:old/one")
+    assert listed(team.reader, "wiki:old") == []
+    assert listed(team.reader, "wiki:old", in_trash=True) == ["wiki:old/one"]
+
+
+def test_a_listing_takes_an_offset_and_refuses_a_bad_one(team: Team) -> None:
+    make(team, "wiki:a/1", "wiki:a/2", "wiki:a/3")
+    assert listed(team.reader, "wiki:a", limit=1, offset=1) == ["wiki:a/2"]
+    assert listed(team.reader, "wiki:a/", offset=3) == []
+    with pytest.raises(InvalidRequest) as refused:
+        pages.list_pages(team.reader, address="wiki:a/", offset=-1)
+    assert refused.value.fields["field"] == "offset"
+
+
+def test_reading_a_page_that_is_not_there_suggests_the_nearest_page_one_can_read(
+    team: Team,
+) -> None:
+    make(team, "wiki:decisions/0024-markdown", "wiki:secret/0024-markdown")
+    access.share(team.admin, address="wiki:decisions/", member="sam@example.com", level="read")
+    with pytest.raises(NotFound) as refused:
+        pages.read_page(team.stranger, address="wiki:decisions/0024-markdwn")
+    assert refused.value.message == (
+        "There is no page wiki:decisions/0024-markdwn. "
+        "The nearest you can read is wiki:decisions/0024-markdown."
+    )
+    assert refused.value.fields["nearest"] == "wiki:decisions/0024-markdown"
+    with pytest.raises(NotFound) as unreadable:
+        pages.read_page(team.stranger, address="wiki:secret/0024-markdown")
+    assert unreadable.value.fields == {
+        "address": "wiki:secret/0024-markdown",
+        "nearest": "wiki:decisions/0024-markdown",
+    }
+
+
+def test_reading_a_page_far_from_any_one_can_read_says_only_that_it_is_not_there(
+    team: Team,
+) -> None:
+    make(team, "wiki:secret/plan")
+    with pytest.raises(NotFound) as refused:
+        pages.read_page(team.stranger, address="wiki:secret/plan")
+    assert refused.value.message == "There is no page wiki:secret/plan."
+    assert refused.value.fields == {"address": "wiki:secret/plan"}
+
+
+def test_reading_a_page_in_the_trash_says_it_is_in_the_trash(team: Team) -> None:
+    make(team, "wiki:gone")
+    pages.trash_page(team.writer, address="wiki:gone")
+    with pytest.raises(NotFound) as refused:
+        pages.read_page(team.reader, address="wiki:gone")
+    assert refused.value.message == "wiki:gone is in the trash; restore it first."
