@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from codna.errors import InvalidRequest, NotFound
-from codna.services import access, pages
+from codna.errors import InvalidRequest, NotFound, ReadOnly
+from codna.services import access, members, pages, search
 from codna.services.members import Member
 from tests.services.conftest import Team
 
@@ -136,3 +136,84 @@ def test_reading_a_page_in_the_trash_says_it_is_in_the_trash(team: Team) -> None
     with pytest.raises(NotFound) as refused:
         pages.read_page(team.reader, address="wiki:gone")
     assert refused.value.message == "wiki:gone is in the trash; restore it first."
+
+
+def hits(who: Member, query: str, **where: str) -> list[str]:
+    return [h.address for h in search.search(who, query=query, **where)]
+
+
+def test_a_search_within_a_folder_finds_only_the_pages_under_it(team: Team) -> None:
+    for address in ("wiki:decisions/0001", "wiki:decisions/old/0002", "wiki:notes", "output:run"):
+        pages.create_page(team.writer, address=address, title="Turbines", body="Turbines hum.\n")
+    under = ["wiki:decisions/0001", "wiki:decisions/old/0002"]
+    assert sorted(hits(team.reader, "turbines", folder="wiki:decisions/")) == under
+    assert sorted(hits(team.reader, "turbines", folder="wiki:decisions")) == under
+    assert hits(team.reader, "turbines", folder="wiki:decisions/old/") == under[1:]
+    assert sorted(hits(team.reader, "turbines", folder="wiki", space="wiki")) == [
+        *under,
+        "wiki:notes",
+    ]
+    assert hits(team.reader, "turbines", folder="wiki:empty/") == []
+
+
+def test_a_search_refuses_a_folder_that_is_a_page_or_outside_the_space(team: Team) -> None:
+    pages.create_page(team.writer, address="wiki:decisions/0001", title="T", body="Words.\n")
+    with pytest.raises(InvalidRequest) as page:
+        search.search(team.reader, query="words", folder="wiki:decisions/0001")
+    assert page.value.message == (
+        "wiki:decisions/0001 is a page, not a folder; give a folder's address, "
+        "such as wiki:decisions/."
+    )
+    assert page.value.fields == {"field": "folder"}
+    with pytest.raises(InvalidRequest) as elsewhere:
+        search.search(team.reader, query="words", folder="wiki:decisions/", space="output")
+    assert elsewhere.value.message == "The folder wiki:decisions/ is not in the space output."
+    with pytest.raises(InvalidRequest) as malformed:
+        search.search(team.reader, query="words", folder="wiki:a b/")
+    assert malformed.value.fields["field"] == "folder"
+
+
+def test_a_search_in_a_folder_that_holds_nothing_readable_is_not_found_with_the_nearest(
+    team: Team,
+) -> None:
+    pages.create_page(team.writer, address="wiki:decisions/0001", title="T", body="Words.\n")
+    pages.create_page(team.writer, address="wiki:secret/plan", title="T", body="Words.\n")
+    access.share(team.admin, address="wiki:decisions/", member="sam@example.com", level="read")
+    with pytest.raises(NotFound) as typo:
+        search.search(team.stranger, query="words", folder="wiki:decisons")
+    assert typo.value.fields["nearest"] == "wiki:decisions/"
+    with pytest.raises(NotFound) as unreadable:
+        search.search(team.stranger, query="words", folder="wiki:secret")
+    assert unreadable.value.message == "Nothing you can read is at wiki:secret."
+
+
+def test_a_refused_create_says_where_the_member_may_create_pages(team: Team) -> None:
+    notes = members.add_person(team.admin, email="nora@example.com", name="Nora")
+    for folder, level in (("wiki:notes/", "write"), ("wiki:notes/deep/", "write")):
+        access.share(team.admin, address=folder, member="nora@example.com", level=level)
+    access.share(team.admin, address="output:shared/", member="nora@example.com", level="write")
+    cases = {
+        team.agent: ("output:",),
+        notes: ("output:shared/", "wiki:notes/"),
+        team.stranger: (),
+    }
+    for who, places in cases.items():
+        with pytest.raises(ReadOnly) as refused:
+            pages.create_page(who, address="wiki:decisions/0099", title="T")
+        assert refused.value.fields == {"address": "wiki:decisions/0099", "create_under": [*places]}
+        assert refused.value.message.startswith("You cannot create pages at wiki:decisions/0099.")
+    with pytest.raises(ReadOnly) as agent:
+        pages.create_page(team.agent, address="wiki:decisions/0099", title="T")
+    assert agent.value.message == (
+        "You cannot create pages at wiki:decisions/0099. "
+        "You can create pages under output:, such as output:new-page."
+    )
+    with pytest.raises(ReadOnly) as stranger:
+        pages.create_page(team.stranger, address="wiki:decisions/0099", title="T")
+    assert "You cannot create pages anywhere yet" in stranger.value.message
+    with pytest.raises(ReadOnly) as raw:
+        pages.create_page(team.writer, address="raw:sources/x", title="T")
+    assert raw.value.message == (
+        "Pages arrive in raw by import only. "
+        "You can create pages under output: or wiki:, such as output:new-page."
+    )

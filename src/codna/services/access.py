@@ -282,8 +282,9 @@ def create_refused(mine: Rights, where: Address) -> ReadOnly:
             address=str(where),
             create_under=[],
         )
+    listed = places[0] if len(places) == 1 else f"{', '.join(places[:-1])} or {places[-1]}"
     return ReadOnly(
-        f"{refused} You can create pages under {', '.join(places)}, such as {places[0]}new-page.",
+        f"{refused} You can create pages under {listed}, such as {places[0]}new-page.",
         address=str(where),
         create_under=list(places),
     )

@@ -12,10 +12,11 @@ from sqlalchemy.engine import Connection
 from codna.errors import InvalidRequest
 from codna.markdown.limits import check_plain_text
 from codna.services.access import rights
-from codna.services.addresses import SPACES, Address
+from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.context import database
 from codna.services.limits import SEARCH, check_limit
 from codna.services.members import Member
+from codna.services.nearest import listing_address
 from codna.storage.schema import pages
 
 # The same expression as the migration's index, or PostgreSQL cannot use the index.
@@ -79,14 +80,36 @@ def unindex_page(conn: Connection, page_id: int) -> None:
         conn.execute(_UNINDEX, {"id": page_id})
 
 
+def _under(folder: Address) -> sa.ColumnElement[bool]:
+    """The pages under a folder (or in a space). Raises InvalidRequest (a page's address)."""
+    if folder.kind == "page":
+        parent, _, _ = folder.path.rpartition("/")
+        example = f"{folder.space}:{parent}/" if parent else f"{folder.space}:"
+        raise InvalidRequest(
+            f"{folder} is a page, not a folder; give a folder's address, such as {example}.",
+            field="folder",
+        )
+    in_space = pages.c.space == folder.space
+    if folder.kind == "space":
+        return in_space
+    return sa.and_(in_space, pages.c.path.startswith(folder.path, autoescape=True))
+
+
 def search(
-    actor: Member, *, query: str, space: str | None = None, limit: int = SEARCH.default
+    actor: Member,
+    *,
+    query: str,
+    space: str | None = None,
+    folder: str | None = None,
+    limit: int = SEARCH.default,
 ) -> list[SearchHit]:
     """Pages the actor can read that match every term of `query` (words, "phrases" and
-    prefix*es; see `terms`), best first.
+    prefix*es; see `terms`), best first; in `space`, or under `folder` (a folder's address,
+    `wiki:decisions/`, its slash forgiven as list_pages forgives it; a space's is the space).
 
-    Raises InvalidRequest (no words, a query that is not text, an unknown space, a limit
-    beyond SEARCH).
+    Raises InvalidRequest (no words, a query that is not text, an unknown space, a folder that
+    is not a folder's address or not in `space`, a limit beyond SEARCH), NotFound (a folder
+    with no page the actor can read: with `nearest`, as list_pages says).
     """
     check_plain_text(query or "", field="query")
     found = terms(query or "")
@@ -94,11 +117,17 @@ def search(
         raise InvalidRequest("Give at least one word to search for.", field="query")
     if space is not None and space not in SPACES:
         raise InvalidRequest(f"'{space}' is not a space.", field="space")
+    under = parse_address(folder, field="folder") if folder is not None else None
+    if under is not None and space is not None and under.space != space:
+        raise InvalidRequest(f"The folder {under} is not in the space {space}.", field="folder")
     check_limit(limit, SEARCH)
     with database().read() as conn:
-        where = [rights(conn, actor).readable(), pages.c.trashed_at.is_(None)]
+        mine = rights(conn, actor)
+        where = [mine.readable(), pages.c.trashed_at.is_(None)]
         if space:
             where.append(pages.c.space == space)
+        if under is not None:
+            where.append(_under(listing_address(conn, mine, under)))
         if conn.dialect.name == "sqlite":
             match = _fts5(found)
             fts = sa.table("page_search", sa.column("rowid"))
