@@ -3,6 +3,7 @@ they suggested. Who decides is computed when asked, from the grants as they are 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -71,23 +72,39 @@ class Notification:
 
 @dataclass(frozen=True)
 class Inbox:
-    """A member's inbox: the groups waiting on them, and decisions on what they suggested."""
+    """A member's inbox: the groups waiting on them, and decisions on what they suggested.
+
+    `unread` counts all their unread notifications, and `latest` is the id of their newest
+    (None: none yet), whatever the inbox was asked for: a routine passes it as `after` next
+    time, to see only what is new."""
 
     suggested_links: LinkGroup
     suggested_changes: ChangeGroup
     decisions: tuple[Notification, ...]
     unread: int
+    latest: int | None = None
 
 
-def _waiting(table: sa.Table, mine: Rights) -> tuple[sa.FromClause, list[sa.ColumnElement[bool]]]:
+def _waiting(
+    table: sa.Table, mine: Rights, since: datetime | None = None
+) -> tuple[sa.FromClause, list[sa.ColumnElement[bool]]]:
     joined = table.join(pages, pages.c.id == table.c.page_id)
-    return joined, [table.c.status == "pending", pages.c.trashed_at.is_(None), mine.decidable()]
+    where = [table.c.status == "pending", pages.c.trashed_at.is_(None), mine.decidable()]
+    if since is not None:
+        where.append(table.c.created_at > since)
+    return joined, where
 
 
 def _page_of(
-    conn: Connection, table: sa.Table, mine: Rights, *, limit: int, offset: int
+    conn: Connection,
+    table: sa.Table,
+    mine: Rights,
+    *,
+    limit: int,
+    offset: int,
+    since: datetime | None = None,
 ) -> tuple[int, Sequence[sa.RowMapping]]:
-    joined, where = _waiting(table, mine)
+    joined, where = _waiting(table, mine, since)
     total = conn.execute(sa.select(sa.func.count()).select_from(joined).where(*where)).scalar_one()
     rows = (
         conn.execute(
@@ -118,41 +135,80 @@ def pending_decisions(
     check_limit(limit, PENDING)
     check_offset(offset)
     with database().read() as conn:
-        mine = rights(conn, actor)
-        empty: tuple[int, Sequence[sa.RowMapping]] = (0, [])
-        links_total, link_rows = (
-            _page_of(conn, link_suggestions, mine, limit=limit, offset=offset)
-            if kind in (None, "link")
-            else empty
-        )
-        changes_total, change_rows = (
-            _page_of(conn, edit_suggestions, mine, limit=limit, offset=offset)
-            if kind in (None, "change")
-            else empty
-        )
-        return Pending(
-            total=links_total + changes_total,
-            suggested_links=LinkGroup(
-                links_total, tuple(link_views(conn, [LinkRow.of(r) for r in link_rows]))
-            ),
-            suggested_changes=ChangeGroup(
-                changes_total,
-                tuple(views(conn, [SuggestionRow.of(r) for r in change_rows], mine, diff_now=True)),
-            ),
-        )
+        return _pending(conn, rights(conn, actor), kind=kind, limit=limit, offset=offset)
 
 
-def inbox(actor: Member, *, limit: int = INBOX.default) -> Inbox:
+def _pending(
+    conn: Connection,
+    mine: Rights,
+    *,
+    kind: str | None,
+    limit: int,
+    offset: int,
+    since: datetime | None = None,
+) -> Pending:
+    empty: tuple[int, Sequence[sa.RowMapping]] = (0, [])
+    page_of = functools.partial(_page_of, conn, mine=mine, limit=limit, offset=offset, since=since)
+    links_total, link_rows = page_of(link_suggestions) if kind in (None, "link") else empty
+    changes_total, change_rows = page_of(edit_suggestions) if kind in (None, "change") else empty
+    return Pending(
+        total=links_total + changes_total,
+        suggested_links=LinkGroup(
+            links_total, tuple(link_views(conn, [LinkRow.of(r) for r in link_rows]))
+        ),
+        suggested_changes=ChangeGroup(
+            changes_total,
+            tuple(views(conn, [SuggestionRow.of(r) for r in change_rows], mine, diff_now=True)),
+        ),
+    )
+
+
+def check_since(since: object) -> datetime | None:
+    """A time with its zone (None: none asked). Raises InvalidRequest."""
+    if since is None:
+        return None
+    if not isinstance(since, datetime) or since.tzinfo is None or since.utcoffset() is None:
+        raise InvalidRequest(
+            "since is a date and time with its time zone, such as 2024-05-01T09:00:00Z.",
+            field="since",
+        )
+    return since
+
+
+def inbox(
+    actor: Member,
+    *,
+    limit: int = INBOX.default,
+    since: datetime | None = None,
+    after: int | None = None,
+) -> Inbox:
     """The actor's inbox: suggested links and changes waiting on them, and decisions on what
-    they suggested, unread first. Raises InvalidRequest (a bad limit)."""
+    they suggested, unread first, newest first among each.
+
+    `since` keeps the decisions made and the suggestions waiting that were made after that
+    time; `after` (a notification's id, such as the last inbox's `latest`) keeps the decisions
+    whose notification came after it. Raises InvalidRequest (a bad limit, a time without its
+    zone, an `after` that is not an id).
+    """
     check_limit(limit, INBOX)
-    waiting = pending_decisions(actor, limit=limit)
+    since = check_since(since)
+    if after is not None and not is_id(after):
+        raise InvalidRequest(
+            "after is the id of a notification, such as the inbox's latest.", field="after"
+        )
+    mine_only = notifications.c.member_id == actor.id
+    kept = [mine_only]
+    if since is not None:
+        kept.append(notifications.c.created_at > since)
+    if after is not None:
+        kept.append(notifications.c.id > after)
     with database().read() as conn:
+        waiting = _pending(conn, rights(conn, actor), kind=None, limit=limit, offset=0, since=since)
         rows = (
             conn.execute(
                 sa.select(notifications, pages.c.space, pages.c.path)
                 .join(pages, pages.c.id == notifications.c.page_id)
-                .where(notifications.c.member_id == actor.id)
+                .where(*kept)
                 .order_by(
                     notifications.c.read_at.is_not(None),
                     notifications.c.created_at.desc(),
@@ -163,11 +219,12 @@ def inbox(actor: Member, *, limit: int = INBOX.default) -> Inbox:
             .mappings()
             .all()
         )
-        unread = conn.execute(
-            sa.select(sa.func.count()).where(
-                notifications.c.member_id == actor.id, notifications.c.read_at.is_(None)
-            )
-        ).scalar_one()
+        unread, latest = conn.execute(
+            sa.select(
+                sa.func.count(sa.case((notifications.c.read_at.is_(None), 1))),
+                sa.func.max(notifications.c.id),
+            ).where(mine_only)
+        ).one()
         who = names(conn, {r["decided_by"] for r in rows if r["decided_by"]})
     decisions = tuple(
         Notification(
@@ -188,6 +245,7 @@ def inbox(actor: Member, *, limit: int = INBOX.default) -> Inbox:
         suggested_changes=waiting.suggested_changes,
         decisions=decisions,
         unread=unread,
+        latest=latest,
     )
 
 
