@@ -53,8 +53,8 @@ Nothing yet.
         pytest.param("a cat sat\n", Replace("cat ", ""), "a sat\n", id="replace-with-nothing"),
         pytest.param("a cat\n", InsertAfter("cat", " and dog"), "a cat and dog\n", id="after"),
         pytest.param("a cat\n", InsertBefore("cat", "big "), "a big cat\n", id="before"),
-        pytest.param("one\n", Append("two"), "one\ntwo\n", id="append"),
-        pytest.param("one", Append("two\n"), "one\ntwo\n", id="append-after-no-newline"),
+        pytest.param("one\n", Append("two"), "one\n\ntwo\n", id="append"),
+        pytest.param("one", Append("two\n"), "one\n\ntwo\n", id="append-after-no-newline"),
         pytest.param("", Append("two"), "two\n", id="append-to-empty"),
         pytest.param("one\n", Append(""), "one\n", id="append-nothing"),
         pytest.param(
@@ -255,7 +255,7 @@ def test_line_endings_are_normalised_in_the_body_and_every_field() -> None:
     ]
     edits = parse_edits(raw)
     assert edits[0] == Replace("old line\nnext", "new line\nnext")
-    assert apply_edits(body, edits) == "# Title\n\nnew line\nnext\nlast\nmore\n"
+    assert apply_edits(body, edits) == "# Title\n\nnew line\nnext\nlast\n\nmore\n"
     # Edits made in code rather than parsed are normalised too.
     assert apply_edits(body, [Replace("next\r\n", "x\r\n")]) == "# Title\n\nold line\nx\nlast\n"
 

@@ -8,10 +8,15 @@ How each op changes the page, exactly:
 
 - `replace`: `old` must occur exactly once; it becomes `new`.
 - `insert_after` / `insert_before`: `text` goes right after / right before the one occurrence
-  of `anchor`, byte for byte; nothing is added around it.
+  of `anchor`, as it is, except that text that starts a new block on lines of its own (a
+  heading, a list, a fence, a paragraph) gets the newline that keeps a blank line between it
+  and the text it meets, where there is none (spacing.py says exactly when; never inside
+  fenced code, never between the items of one list). Text that continues a line is put in
+  byte for byte.
 - `append`: `text` goes at the end of the page. If the page is not empty and does not end
-  with a newline, one is put first; if `text` does not end with a newline, one is added. An
-  empty `text` changes nothing.
+  with a newline, one is put first; if `text` does not end with a newline, one is added; a
+  new block is kept apart from the last one by a blank line, as for an insert. An empty
+  `text` changes nothing.
 - `replace_section`: everything under the heading, from the line after it (after the
   underline of a setext heading) down to the next heading of the same or a higher level
   (so subsections too), becomes `body`. The heading line stays. The result is tidy: the
@@ -38,6 +43,7 @@ from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_n
 from codna.markdown.pieces import PieceTable
 from codna.markdown.section_finder import SectionFinder
 from codna.markdown.sections import SectionAmbiguous, SectionNotFound
+from codna.markdown.spacing import keep_apart
 
 # A section: where its heading starts, where its content starts and where it ends.
 _Bounds = tuple[int, int, int]
@@ -54,7 +60,8 @@ class Replace:
 
 @dataclass(frozen=True, slots=True)
 class InsertAfter:
-    """`text` goes right after the one occurrence of `anchor`."""
+    """`text` goes right after the one occurrence of `anchor`. Text that starts a block (a
+    heading, a list, a fence, a paragraph) is kept apart by a blank line."""
 
     anchor: str
     text: str
@@ -63,7 +70,8 @@ class InsertAfter:
 
 @dataclass(frozen=True, slots=True)
 class InsertBefore:
-    """`text` goes right before the one occurrence of `anchor`."""
+    """`text` goes right before the one occurrence of `anchor`. Text that starts a block (a
+    heading, a list, a fence, a paragraph) is kept apart by a blank line."""
 
     anchor: str
     text: str
@@ -72,7 +80,8 @@ class InsertBefore:
 
 @dataclass(frozen=True, slots=True)
 class Append:
-    """`text` goes at the end of the page, on a line of its own."""
+    """`text` goes at the end of the page, on a line of its own. Text that starts a block (a
+    heading, a list, a fence, a paragraph) is kept apart by a blank line."""
 
     text: str
     op: ClassVar[Literal["append"]] = "append"
@@ -322,12 +331,15 @@ class _Body:
             raise _not_once(self._pieces.whole(), text, edit, index)
         return found
 
-    def section(self, name: str, edit: Edit, index: int) -> _Bounds:
-        """The section `name` names; refuses the edit if it names not one."""
+    def _sections(self) -> SectionFinder:
         if self._finder is None:
             self._finder = SectionFinder(self._pieces.after_newline(), self._names)
+        return self._finder
+
+    def section(self, name: str, edit: Edit, index: int) -> _Bounds:
+        """The section `name` names; refuses the edit if it names not one."""
         try:
-            return self._finder.bounds(name)
+            return self._sections().bounds(name)
         except SectionNotFound as missing:
             hint = ""
             if missing.suggestions:
@@ -360,6 +372,33 @@ class _Body:
         self._pieces.splice(start, stop, new)
         if self._finder is not None:
             self._finder.update(self._pieces.after_newline(), start, stop, len(new))
+
+    def in_fence(self, offset: int) -> bool:
+        """Whether a line that starts at `offset` is inside fenced code (its closing fence
+        included, its opening one not)."""
+        return self._sections().inside_fence(offset)
+
+    def around(self, at: int) -> tuple[str, str]:
+        """The body before `at` from the start of its last line that is not blank, and after
+        `at` up to the end of its first line that is not blank (or as far as there is)."""
+        width = 256
+        while True:
+            low = max(0, at - width)
+            chunk = self.text(low, at)
+            newline = chunk.rstrip(" \t\n").rfind("\n")
+            if newline >= 0 or low == 0:
+                before = chunk[newline + 1 :]
+                break
+            width *= 2
+        width, size = 256, len(self)
+        while True:
+            high = min(size, at + width)
+            chunk = self.text(at, high)
+            gap = len(chunk) - len(chunk.lstrip(" \t\n"))
+            newline = chunk.find("\n", gap) if gap < len(chunk) else -1
+            if newline >= 0 or high == size:
+                return before, chunk if newline < 0 else chunk[: newline + 1]
+            width *= 2
 
     def newlines_before(self, offset: int) -> int:
         """Where the run of newlines that ends right before `offset` begins."""
@@ -409,6 +448,22 @@ def _delete_section(body: _Body, heading: _Bounds) -> None:
         body.splice(start, end, "")
 
 
+def _insert(body: _Body, at: int, text: str) -> None:
+    """Puts `text` in at `at`, kept apart from the blocks it meets (spacing.py), unless it goes
+    inside fenced code."""
+    before, after = body.around(at)
+    spaced = keep_apart(before, text, after)
+    if spaced != text:
+        # The line it goes in before: the one at `at`, or the one after the line it splits.
+        line = at
+        if at and not before.endswith("\n"):
+            newline = after.find("\n")
+            line = at + newline + 1 if newline >= 0 else len(body) + 1
+        if body.in_fence(line):
+            spaced = text
+    body.splice(at, at, spaced)
+
+
 def _append(body: _Body, text: str) -> None:
     if not text:
         return
@@ -417,7 +472,7 @@ def _append(body: _Body, text: str) -> None:
         text = "\n" + text
     if not text.endswith("\n"):
         text += "\n"
-    body.splice(size, size, text)
+    _insert(body, size, text)
 
 
 def _apply(body: _Body, edit: Edit, index: int) -> None:
@@ -435,7 +490,7 @@ def _apply(body: _Body, edit: Edit, index: int) -> None:
             at = body.locate(anchor, edit, index)
             if isinstance(edit, InsertAfter):
                 at += len(anchor)
-            body.splice(at, at, text)
+            _insert(body, at, text)
         case Append(text=text):
             _append(body, normalise_newlines(text))
         case ReplaceSection(heading=name, body=content):

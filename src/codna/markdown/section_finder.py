@@ -224,6 +224,12 @@ class SectionFinder:
         at = bisect.bisect_right(self.fence_starts, offset) - 1
         return at >= 0 and offset < self.fence_ends[at]
 
+    def inside_fence(self, offset: int) -> bool:
+        """Whether a line that starts at `offset` is inside fenced code: after its opening
+        fence's line, up to and with its closing fence's."""
+        at = bisect.bisect_left(self.fence_starts, offset) - 1
+        return at >= 0 and offset < self.fence_ends[at]
+
     # setext headings
 
     def setext(self, start: int, end: int) -> tuple[int, str] | None:
