@@ -3,7 +3,7 @@ newest notification's id to start from next time. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -100,6 +100,7 @@ def test_a_routine_that_marks_what_it_read_sees_only_what_is_new_next_time(
     [
         ({"since": datetime(2024, 5, 1, 9, 0)}, "since"),  # no time zone
         ({"since": "2024-05-01T09:00:00Z"}, "since"),  # text, not a time
+        ({"since": datetime(9999, 12, 31, 23, tzinfo=timezone(-timedelta(hours=23)))}, "since"),
         ({"after": 0}, "after"),
         ({"after": 2**31}, "after"),
         ({"after": True}, "after"),

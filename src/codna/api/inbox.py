@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, status
@@ -11,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from sse_starlette import EventSourceResponse
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import OFFSET, window
+from codna.schemas import OFFSET, Version, window
 from codna.services import inbox, links
 from codna.services.inbox import Inbox, Pending
 from codna.services.limits import INBOX, PENDING, SUGGESTIONS
@@ -90,9 +91,21 @@ async def pending_decisions(
 
 @router.get("/inbox", summary="One's inbox: what waits, and decisions on what one suggested")
 async def read_inbox(
-    caller: Reader, limit: Annotated[int, Query(**window(INBOX, "items"))] = INBOX.default
+    caller: Reader,
+    limit: Annotated[int, Query(**window(INBOX, "items"))] = INBOX.default,
+    since: Annotated[
+        datetime | None,
+        Query(
+            description="Only what came after this time, an ISO 8601 date and time with its "
+            "zone, such as 2024-05-01T09:00:00Z."
+        ),
+    ] = None,
+    after: Annotated[
+        Version | None,
+        Query(description="Only notifications after this one's id, such as the last latest."),
+    ] = None,
 ) -> Inbox:
-    return await caller.run(inbox.inbox, limit=limit)
+    return await caller.run(inbox.inbox, limit=limit, since=since, after=after)
 
 
 @router.post("/inbox/read", summary="Mark notifications read (these, or all)")

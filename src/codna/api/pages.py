@@ -8,11 +8,12 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import Edits, TagChanges, Version, edits_of, window
+from codna.schemas import OFFSET, Edits, TagChanges, Version, edits_of, window
 from codna.services import changes, pages, reverts, revisions, search, transfer
 from codna.services.changes import EditResult
-from codna.services.limits import PAGES, SEARCH
-from codna.services.pages import Page, PageSummary
+from codna.services.limits import PAGES, READ_MANY, SEARCH
+from codna.services.outlines import Outline
+from codna.services.pages import Page, PageSummary, ReadMany
 from codna.services.revisions import Revision
 from codna.services.search import SearchHit
 from codna.services.transfer import ExportedFile
@@ -54,6 +55,13 @@ class AddressOnly(_Body):
     address: str
 
 
+class Addresses(_Body):
+    addresses: list[str] = Field(
+        description=f"The pages to read, 1 to {READ_MANY} addresses such as wiki:decisions/0024.",
+        json_schema_extra={"minItems": 1, "maxItems": READ_MANY},
+    )
+
+
 class Purged(BaseModel):
     address: str
     purged: bool
@@ -80,14 +88,39 @@ async def read_page(
     return await caller.run(pages.read_page, address=address, version=version)
 
 
+@router.get("/page/outline", summary="A page's headings with their sizes, without the body")
+async def outline(
+    caller: Reader,
+    address: Address,
+    version: Annotated[
+        Version | None, Query(description="An older version; default the latest.")
+    ] = None,
+) -> Outline:
+    return await caller.run(pages.outline, address=address, version=version)
+
+
 @router.get("/pages", summary="List pages one can read")
 async def list_pages(
     caller: Reader,
-    address: str | None = None,
+    address: Annotated[
+        str | None,
+        Query(
+            description="A space (wiki), a folder (wiki:decisions/, the slash may be left "
+            "off) or a page; default every page one can read."
+        ),
+    ] = None,
     trash: bool = False,
     limit: Annotated[int, Query(**window(PAGES, "pages"))] = PAGES.default,
+    offset: Annotated[int, Query(**OFFSET)] = 0,
 ) -> list[PageSummary]:
-    return await caller.run(pages.list_pages, address=address, in_trash=trash, limit=limit)
+    return await caller.run(
+        pages.list_pages, address=address, in_trash=trash, limit=limit, offset=offset
+    )
+
+
+@router.post("/pages/read", summary=f"Read several pages at once, up to {READ_MANY}")
+async def read_pages(caller: Reader, body: Addresses) -> ReadMany:
+    return await caller.run(pages.read_pages, addresses=body.addresses)
 
 
 @router.post("/pages", status_code=status.HTTP_201_CREATED, summary="Create a page")
@@ -151,9 +184,13 @@ async def search_pages(
     caller: Reader,
     q: str,
     space: str | None = None,
+    folder: Annotated[
+        str | None,
+        Query(description="Only pages under this folder, such as wiki:decisions/."),
+    ] = None,
     limit: Annotated[int, Query(**window(SEARCH, "results"))] = SEARCH.default,
 ) -> list[SearchHit]:
-    return await caller.run(search.search, query=q, space=space, limit=limit)
+    return await caller.run(search.search, query=q, space=space, folder=folder, limit=limit)
 
 
 @router.post("/import", status_code=status.HTTP_201_CREATED, summary="Import files into raw")

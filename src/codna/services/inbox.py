@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import anyio
 import sqlalchemy as sa
@@ -167,12 +167,16 @@ def check_since(since: object) -> datetime | None:
     """A time with its zone (None: none asked). Raises InvalidRequest."""
     if since is None:
         return None
-    if not isinstance(since, datetime) or since.tzinfo is None or since.utcoffset() is None:
-        raise InvalidRequest(
-            "since is a date and time with its time zone, such as 2024-05-01T09:00:00Z.",
-            field="since",
-        )
-    return since
+    refused = InvalidRequest(
+        "since is a date and time with its time zone, such as 2024-05-01T09:00:00Z.",
+        field="since",
+    )
+    if not isinstance(since, datetime) or since.utcoffset() is None:
+        raise refused
+    try:
+        return since.astimezone(UTC)
+    except OverflowError:  # a zone that takes it past the years a date can hold
+        raise refused from None
 
 
 def inbox(
