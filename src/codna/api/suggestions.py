@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import Edits, TagChanges, Version, edits_of, window
+from codna.schemas import OFFSET, Edits, TagChanges, Version, edits_of, window
 from codna.services import suggestions
 from codna.services.limits import SUGGESTIONS
 from codna.services.suggestion_views import Suggestion
@@ -51,15 +51,34 @@ async def suggest_edit(caller: Writer, body: SuggestEdit) -> SuggestResult:
     )
 
 
-@router.get("/suggestions", summary="A page's suggestions, or one's own")
+@router.get("/suggestions", summary="Suggestions on a page, folder or space, or one's own")
 async def list_suggestions(
     caller: Reader,
-    address: str | None = None,
+    address: Annotated[
+        str | None,
+        Query(
+            description="A page, a folder (wiki:decisions/, the slash may be left off) or a "
+            "space (wiki); default one's own suggestions."
+        ),
+    ] = None,
     status: str | None = None,
     limit: Annotated[int, Query(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
+    offset: Annotated[int, Query(**OFFSET)] = 0,
+    diff_now: Annotated[
+        bool,
+        Query(
+            description="Also the diff accepting each would make to the page now, for a "
+            "pending one written against an older version."
+        ),
+    ] = False,
 ) -> list[Suggestion]:
     return await caller.run(
-        suggestions.list_suggestions, address=address, status=status, limit=limit
+        suggestions.list_suggestions,
+        address=address,
+        status=status,
+        limit=limit,
+        offset=offset,
+        diff_now=diff_now,
     )
 
 

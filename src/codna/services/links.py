@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import Duplicate, InvalidEdit, InvalidRequest, NoLongerApplies, ReadOnly
@@ -21,7 +20,7 @@ from codna.markdown.edits import apply_edits
 from codna.markdown.limits import check_text, normalise_newlines
 from codna.markdown.links import link_edits
 from codna.services import decisions, events
-from codna.services.access import access_page, read_only_message, rights
+from codna.services.access import access_page, read_only_message
 from codna.services.addresses import Address, parse_address
 from codna.services.attribution import suggested_by
 from codna.services.changes import Change, apply_change, save_change
@@ -29,12 +28,12 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.decisions import LINKS, check_decision, check_reason, check_status
 from codna.services.limits import SUGGESTIONS, check_limit, check_offset
+from codna.services.listing import listed
 from codna.services.members import Member, member_by_id_in
-from codna.services.pages import address_clause
 from codna.services.suggestion_views import page_heads, who
 from codna.storage.database import inserted_id
 from codna.storage.records import LinkRow, PageRow
-from codna.storage.schema import link_suggestions, pages
+from codna.storage.schema import link_suggestions
 
 
 @dataclass(frozen=True)
@@ -215,7 +214,8 @@ def list_links(
 ) -> list[LinkSuggestion]:
     """Suggested links, newest first: on a page (all of them for its editors, one's own for
     anyone else), under a folder or in a space (those on pages there the actor decides on,
-    and the actor's own), or without an address the actor's own; by status if given.
+    and the actor's own), or without an address the actor's own; by status if given. A folder
+    may be named without its slash (listing.py).
 
     Raises NotFound (a page the actor cannot read), InvalidRequest.
     """
@@ -223,25 +223,6 @@ def list_links(
     check_status(status)
     check_limit(limit, SUGGESTIONS)
     check_offset(offset)
-    table = link_suggestions
     with database().read() as conn:
-        mine_only = table.c.suggester_id == actor.id
-        query = sa.select(table)
-        if where is None:
-            query = query.where(mine_only)
-        elif where.kind == "page":
-            page, mine = access_page(conn, actor, where, in_trash=None)
-            query = query.where(table.c.page_id == page.id)
-            if not mine.can_decide(page.space, page.path, page.created_by):
-                query = query.where(mine_only)
-        else:
-            on = sa.select(pages.c.id).where(address_clause(where))
-            decided_here = on.where(rights(conn, actor).decidable())
-            query = query.where(
-                table.c.page_id.in_(on), sa.or_(mine_only, table.c.page_id.in_(decided_here))
-            )
-        if status is not None:
-            query = query.where(table.c.status == status)
-        newest = query.order_by(table.c.created_at.desc(), table.c.id.desc())
-        found = conn.execute(newest.limit(limit).offset(offset)).mappings().all()
-        return link_views(conn, [LinkRow.of(r) for r in found])
+        found, _ = listed(conn, actor, LINKS, where, status=status, limit=limit, offset=offset)
+        return link_views(conn, found)

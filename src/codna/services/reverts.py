@@ -13,10 +13,9 @@ from codna.services.access import access_page
 from codna.services.addresses import parse_address
 from codna.services.changes import Applied, EditResult, write_change
 from codna.services.context import database
-from codna.services.decisions import LINKS
+from codna.services.decisions import CHANGES, LINKS
 from codna.services.members import Member
 from codna.services.revisions import check_summary, revision_row
-from codna.services.suggestions import after_restore, after_revert
 
 
 def revert_revision(
@@ -61,8 +60,9 @@ def revert_revision(
             summary=summary or f"Reverted version {version}",
             kind="revert",
         )
-        after_revert(conn, page.id, reverted=version, made=result.page.version)
-        decisions.after_revert(conn, LINKS, page.id, reverted=version, made=result.page.version)
+        made = result.page.version
+        decisions.after_revert(conn, CHANGES, page.id, reverted=version, made=made)
+        decisions.after_revert(conn, LINKS, page.id, reverted=version, made=made)
         return result
 
 
@@ -103,6 +103,7 @@ def restore_version(
             summary=summary or f"Restored version {version}",
             kind="revert",
         )
-        after_restore(conn, page.id, restored=version, made=result.page.version)
-        decisions.after_restore(conn, LINKS, page.id, restored=version, made=result.page.version)
+        made = result.page.version
+        decisions.after_restore(conn, CHANGES, page.id, restored=version, made=made)
+        decisions.after_restore(conn, LINKS, page.id, restored=version, made=made)
         return result

@@ -20,7 +20,7 @@ from codna.errors import InvalidEdit, InvalidRequest, LimitReached, ReadOnly
 from codna.markdown.edits import Edit, edits_to_wire
 from codna.markdown.limits import check_chars, check_plain_text
 from codna.services import decisions, events
-from codna.services.access import Rights, access_page, read_only_message, rights
+from codna.services.access import access_page, read_only_message
 from codna.services.addresses import Address, parse_address
 from codna.services.attribution import suggested_by
 from codna.services.changes import (
@@ -33,8 +33,9 @@ from codna.services.changes import (
 )
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.decisions import CHANGES, check_decision, check_reason
-from codna.services.limits import SUGGESTIONS, check_limit
+from codna.services.decisions import CHANGES, check_decision, check_reason, check_status
+from codna.services.limits import SUGGESTIONS, check_limit, check_offset
+from codna.services.listing import listed
 from codna.services.members import Member, member_by_id_in
 from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
@@ -44,7 +45,7 @@ from codna.storage.schema import edit_suggestions, members
 
 PER_PAGE_LIMIT = 20
 TOTAL_LIMIT = 200
-STATUSES = ("pending", "accepted", "rejected", "withdrawn")
+STATUSES = decisions.STATUSES
 MAX_VIA_CHARS = 100  # the edit_suggestions.via column
 
 
@@ -333,59 +334,23 @@ def list_suggestions(
     address: str | None = None,
     status: str | None = None,
     limit: int = SUGGESTIONS.default,
+    offset: int = 0,
+    diff_now: bool = False,
 ) -> list[Suggestion]:
-    """A page's suggestions (all of them for its editors, one's own for anyone else), or
-    without an address the caller's own, newest first. Raises NotFound, InvalidRequest."""
-    if status is not None and status not in STATUSES:
-        raise InvalidRequest(f"The statuses are {', '.join(STATUSES)}.", field="status")
+    """Suggestions, newest first: on a page (all of them for its editors, one's own for anyone
+    else), under a folder or in a space (those on pages there the actor decides on, and the
+    actor's own), or without an address the actor's own; by status if given; `limit` of them
+    after the first `offset`. A folder may be named without its slash (listing.py).
+
+    `diff_now`: each pending one written against an older version that still applies also
+    carries the diff accepting it would make to the page now.
+
+    Raises NotFound (a page the actor cannot read), InvalidRequest.
+    """
+    where = parse_address(address) if address is not None else None
+    check_status(status)
     check_limit(limit, SUGGESTIONS)
+    check_offset(offset)
     with database().read() as conn:
-        query = sa.select(edit_suggestions)
-        mine: Rights
-        if address is not None:
-            where = parse_address(address, want="page")
-            page, mine = access_page(conn, actor, where, in_trash=None)
-            query = query.where(edit_suggestions.c.page_id == page.id)
-            if not mine.can_decide(page.space, page.path, page.created_by):
-                query = query.where(edit_suggestions.c.suggester_id == actor.id)
-        else:
-            mine = rights(conn, actor)
-            query = query.where(edit_suggestions.c.suggester_id == actor.id)
-        if status is not None:
-            query = query.where(edit_suggestions.c.status == status)
-        newest = (edit_suggestions.c.created_at.desc(), edit_suggestions.c.id.desc())
-        found = conn.execute(query.order_by(*newest).limit(limit)).mappings().all()
-        return views(conn, [SuggestionRow.of(r) for r in found], mine)
-
-
-# -- what undoing revisions does to accepted suggestions -----------------------------------
-
-
-def after_revert(conn: Connection, page_id: int, *, reverted: int, made: int) -> None:
-    """Reverting version `reverted` as version `made`: the suggestion whose acceptance made
-    `reverted` is reverted in `made`; one that `reverted` had undone is back."""
-    _mark(conn, page_id, edit_suggestions.c.accepted_version == reverted, made)
-    _mark(conn, page_id, edit_suggestions.c.reverted_in_version == reverted, None)
-
-
-def after_restore(conn: Connection, page_id: int, *, restored: int, made: int) -> None:
-    """Restoring version `restored` as version `made`: what was accepted after `restored` is
-    undone in `made`; what `restored` held and was undone since is back."""
-    accepted = edit_suggestions.c.accepted_version
-    undone_in = edit_suggestions.c.reverted_in_version
-    _mark(conn, page_id, sa.and_(accepted > restored, undone_in.is_(None)), made)
-    _mark(conn, page_id, sa.and_(accepted <= restored, undone_in > restored), None)
-
-
-def _mark(
-    conn: Connection, page_id: int, which: sa.ColumnElement[bool], reverted_in: int | None
-) -> None:
-    table = edit_suggestions
-    where = (table.c.page_id == page_id, table.c.status == "accepted", which)
-    ids = conn.execute(sa.select(table.c.id).where(*where)).scalars().all()
-    if ids:
-        conn.execute(
-            table.update().where(table.c.id.in_(ids)).values(reverted_in_version=reverted_in)
-        )
-    for suggestion_id in ids:
-        events.emit(conn, table="edit_suggestions", row_id=suggestion_id, op="update")
+        found, mine = listed(conn, actor, CHANGES, where, status=status, limit=limit, offset=offset)
+        return views(conn, found, mine, diff_now=diff_now)
