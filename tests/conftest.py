@@ -483,6 +483,12 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     return result.structured_content
 
 
+def one_page(result: CallToolResult) -> dict[str, Any]:
+    """The one page a read_document call of one address answers."""
+    (page,) = structured(result)["pages"]
+    return page
+
+
 def error_body(answer: httpx.Response, status: int, code: str) -> dict[str, Any]:
     """The answer's JSON error body, checked for its status, code and sentence."""
     assert answer.status_code == status, answer.text

@@ -21,7 +21,7 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
     a, b = two_pages(app)
     async with app.mcp("agent") as agent:
         names = {t.name for t in (await agent.list_tools()).tools}
-        assert {"suggest_link", "inbox"} <= names and "decide_link_suggestion" not in names
+        assert {"suggest_link", "inbox"} <= names and "decide_suggestion" not in names
         link = structured(
             await agent.call_tool("suggest_link", {"address": a, "target": b, "reason": "Related."})
         )
@@ -29,8 +29,9 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
             "suggest_link", {"address": a, "target": b, "reason": "Again."}
         )
         assert refusal(again)["code"] == "duplicate"
+        assert link["id"].startswith("link-")
         hidden = await agent.call_tool(
-            "decide_link_suggestion", {"suggestion_id": link["id"], "decision": "accept"}
+            "decide_suggestion", {"id": link["id"], "decision": "accept"}
         )
         unknown = await agent.call_tool("no_such_tool", {})
         assert refusal(hidden)["code"] == "not_found"
@@ -39,23 +40,19 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
         pending = structured(
             await editor.call_tool("pending_decisions", {"kind": "link", "limit": 200})
         )
-        assert link["id"] in [i["id"] for i in pending["suggested_links"]["items"]]
+        assert link["id"] in [i["id"] for i in pending["links"]]
         decided = structured(
             await editor.call_tool(
-                "decide_link_suggestion",
-                {"suggestion_id": link["id"], "decision": "reject", "reason": "Not related."},
+                "decide_suggestion",
+                {"id": link["id"], "decision": "reject", "reason": "Not related."},
             )
         )
         assert decided["status"] == "rejected"
         twice = await editor.call_tool(
-            "decide_link_suggestion", {"suggestion_id": link["id"], "decision": "accept"}
+            "decide_suggestion", {"id": link["id"], "decision": "accept"}
         )
         assert refusal(twice)["code"] == "already_decided"
     async with app.mcp("agent") as agent:
         inbox = structured(await agent.call_tool("inbox", {"limit": 200}))
-        [note] = [
-            d
-            for d in inbox["decisions"]
-            if d["kind"] == "link_decided" and d["suggestion_id"] == link["id"]
-        ]
+        [note] = [d for d in inbox["decisions"] if d.get("suggestion") == link["id"]]
         assert (note["status"], note["reason"]) == ("rejected", "Not related.")

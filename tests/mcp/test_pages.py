@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from mcp.types import CallToolResult, TextContent
 
-from tests.conftest import InProcessServer, refusal, structured, unique
+from tests.conftest import InProcessServer, one_page, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +21,7 @@ async def test_an_agent_sees_the_tools_its_rights_allow_and_none_that_decide(
         people = {tool.name for tool in (await person.list_tools()).tools}
         agents = {tool.name for tool in (await agent.list_tools()).tools}
     both = {"read_document", "edit_document", "search_documents", "document_history"}
-    assert both | {"revert_document", "decide_link_suggestion", "pending_decisions"} <= people
+    assert both | {"revert_document", "decide_suggestion", "pending_decisions"} <= people
     # An agent edits and reverts its own pages in output, so it has both tools.
     assert both | {"create_document", "suggest_link", "revert_document"} <= agents
     assert not {name for name in agents if name.startswith("decide_")}
@@ -40,7 +40,7 @@ async def test_an_agent_reverts_a_revision_of_its_own_output_page(app: InProcess
         reverted = structured(
             await agent.call_tool("revert_document", {"address": address, "version": 2})
         )
-        page = structured(await agent.call_tool("read_document", {"address": address}))
+        page = one_page(await agent.call_tool("read_document", {"address": address}))
     assert reverted["saved"] and page["version"] == 3
     assert "At most ten." in page["body"]
 
@@ -73,12 +73,12 @@ async def test_an_agent_editing_a_page_shared_with_it_is_refused_as_read_only(
     address = unique()
     app.create_page(address, BODY)
     async with app.mcp("agent") as mcp:
-        readable = structured(await mcp.call_tool("read_document", {"address": address}))
+        readable = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert readable["editable"] is False
         error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
         assert error["code"] == "read_only"
         assert error["address"] == address
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        page = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert (page["body"], page["version"]) == (BODY, 1)
 
 
@@ -118,7 +118,7 @@ async def test_everything_in_raw_is_read_only_even_for_a_writer_of_raw(
         ):
             error = refusal(await mcp.call_tool(tool, arguments))
             assert error["code"] == "read_only", (tool, error)
-        assert structured(await mcp.call_tool("read_document", {"address": address}))["body"] == (
+        assert one_page(await mcp.call_tool("read_document", {"address": address}))["body"] == (
             BODY
         )
 
@@ -138,7 +138,7 @@ async def test_an_edit_on_a_stale_base_version_is_a_conflict_that_names_the_curr
         )
         assert error["code"] == "conflict"
         assert error["current_version"] == 2
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        page = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert page["version"] == 2 and "A late line." not in page["body"]
 
 
@@ -182,7 +182,7 @@ async def test_an_edit_whose_text_is_missing_or_ambiguous_names_the_edit_and_cha
             )
         )
         assert (section["code"], section["reason"]) == ("invalid_edit", "section_not_found")
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        page = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert (page["body"], page["version"]) == (BODY, 1)
 
 
@@ -207,7 +207,7 @@ async def test_an_edit_past_a_size_limit_is_refused_as_too_large_with_the_limit(
             )
         )
         assert (body["code"], body["limit"]) == ("too_large", 1024 * 1024)
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        page = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert page["version"] == 1
 
 
@@ -226,9 +226,9 @@ async def test_a_hidden_tool_called_by_an_agent_is_refused_exactly_like_an_unkno
     async with app.mcp("agent") as agent:
         unknown = await agent.call_tool("no_such_tool", arguments)
         assert unknown.is_error
-        for hidden in ("pending_decisions", "decide_link_suggestion"):
+        for hidden in ("pending_decisions", "decide_suggestion"):
             refused = await agent.call_tool(hidden, arguments)
             assert _without_name(refused, hidden) == _without_name(unknown, "no_such_tool")
     async with app.mcp("writer") as person:
-        page = structured(await person.call_tool("read_document", {"address": address}))
+        page = one_page(await person.call_tool("read_document", {"address": address}))
         assert page["version"] == 2

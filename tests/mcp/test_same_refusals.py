@@ -3,6 +3,7 @@ with the same code and fields, because both hand it to the same service check.""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -100,11 +101,17 @@ async def test_the_edit_schema_each_interface_shows_is_the_edit_languages_own(
 
     schema = edits_schema()
     assert [variant["title"] for variant in schema["items"]["oneOf"]] == list(OPS)
+    fields = {"op"} | {field.name for kind in OPS.values() for field in dataclasses.fields(kind)}
     async with app.mcp("writer") as mcp:
         tools = {tool.name: tool for tool in (await mcp.list_tools()).tools}
+    # MCP says the same ops and fields as one object with an op, each op described once.
     for name in ("edit_document", "suggest_edit"):
         shown = tools[name].input_schema["properties"]["edits"]
-        assert shown["items"] == schema["items"], name
+        assert shown["items"]["properties"]["op"]["enum"] == list(OPS), name
+        assert set(shown["items"]["properties"]) == fields, name
+        assert shown["maxItems"] == schema["maxItems"], name
+    described = tools["edit_document"].input_schema["properties"]["edits"]["description"]
+    assert all(f"{op} {{" in described for op in OPS)
     with app.api() as api:
         openapi = api.get("/api/openapi.json").json()
     body = openapi["components"]["schemas"]["EditPage"]["properties"]["edits"]

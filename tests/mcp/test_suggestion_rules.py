@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import InProcessServer, refusal, structured, unique
+from tests.conftest import InProcessServer, one_page, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio
 BODY = "**Status:** Proposed\n\n## Context\n\nSlow pages.\n\n## Decision\n\nCache them.\n"
@@ -23,21 +23,19 @@ async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(
             await agent.call_tool(
                 "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
             )
-        )["suggestion"]
+        )["id"]
     app.edit_page(address, [{"op": "replace", "old": "Proposed", "new": "Draft"}])
     async with app.mcp("writer") as editor:
         [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
-            "result"
+            "suggestions"
         ]
-        assert (seen["applies"], seen["actions"]) == (False, ["reject"])
-        assert (seen["not_applying"]["edit_index"], seen["not_applying"]["reason"]) == (
-            0,
-            "text_not_found",
-        )
+        assert (seen["id"], seen["applies"]) == (made, False)
+        [whole] = structured(await editor.call_tool("list_suggestions", {"id": made}))[
+            "suggestions"
+        ]
+        assert "Edit 0 (replace)" in whole["note"] and whole["edits"] == STATUS
         refused = refusal(
-            await editor.call_tool(
-                "decide_edit_suggestion", {"suggestion_id": made["id"], "decision": "accept"}
-            )
+            await editor.call_tool("decide_suggestion", {"id": made, "decision": "accept"})
         )
         assert (refused["code"], refused["edit_index"], refused["reason"]) == (
             "no_longer_applies",
@@ -56,19 +54,15 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
             await agent.call_tool(
                 "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
             )
-        )["suggestion"]
+        )["id"]
     app.edit_page(address, [{"op": "replace", "old": "Slow pages.", "new": "Very slow pages."}])
     async with app.mcp("writer") as editor:
-        [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
-            "result"
-        ]
+        [seen] = structured(await editor.call_tool("list_suggestions", {"id": made}))["suggestions"]
         assert seen["applies"] is True and "version 2" in seen["note"]
         accepted = structured(
-            await editor.call_tool(
-                "decide_edit_suggestion", {"suggestion_id": made["id"], "decision": "accept"}
-            )
+            await editor.call_tool("decide_suggestion", {"id": made, "decision": "accept"})
         )
-        page = structured(await editor.call_tool("read_document", {"address": address}))
+        page = one_page(await editor.call_tool("read_document", {"address": address}))
         assert "Very slow pages." in page["body"] and "**Status:** Accepted" in page["body"]
         structured(
             await editor.call_tool(
@@ -77,7 +71,7 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
         )
     async with app.mcp("agent") as agent:
         [mine] = structured(await agent.call_tool("list_suggestions", {"address": address}))[
-            "result"
+            "suggestions"
         ]
         assert (mine["status"], mine["accepted_version"], mine["reverted_in_version"]) == (
             "accepted",
@@ -93,11 +87,13 @@ async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
     for address in addresses:
         app.create_page(address, "Text.\n")
     async with app.mcp("reader") as reader:
-        mine = structured(await reader.call_tool("list_suggestions", {"status": "pending"}))[
-            "result"
-        ]
+        mine = structured(
+            await reader.call_tool(
+                "list_suggestions", {"status": "pending", "kind": "change", "limit": 200}
+            )
+        )["suggestions"]
         for old in mine:
-            structured(await reader.call_tool("withdraw_suggestion", {"suggestion_id": old["id"]}))
+            structured(await reader.call_tool("withdraw_suggestion", {"id": old["id"]}))
         for n in range(200):
             structured(
                 await reader.call_tool(
@@ -121,8 +117,10 @@ async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
         )
         assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
         # Leave the shared workspace as it was for the reader's other tests.
-        left = structured(await reader.call_tool("list_suggestions", {"status": "pending"}))[
-            "result"
-        ]
+        left = structured(
+            await reader.call_tool(
+                "list_suggestions", {"status": "pending", "kind": "change", "limit": 200}
+            )
+        )["suggestions"]
         for old in left:
-            structured(await reader.call_tool("withdraw_suggestion", {"suggestion_id": old["id"]}))
+            structured(await reader.call_tool("withdraw_suggestion", {"id": old["id"]}))

@@ -47,7 +47,7 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
     async with app.mcp("agent") as agent:
         tools = {t.name for t in (await agent.list_tools()).tools}
         assert {"suggest_edit", "list_suggestions", "withdraw_suggestion"} <= tools
-        assert "decide_edit_suggestion" not in tools
+        assert "decide_suggestion" not in tools
         edit = await agent.call_tool("edit_document", {"address": address, "edits": WHAT_CHANGED})
         assert refusal(edit)["code"] == "read_only"
         made = structured(
@@ -60,35 +60,35 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
                 },
             )
         )
-        first = made["suggestion"]
+        first = made["id"]
         second = structured(
             await agent.call_tool(
                 "suggest_edit",
                 {"address": address, "edits": LIMITS, "reason": "name the limits"},
             )
-        )["suggestion"]
-    space, _, path = first["page"].partition(":")
-    assert made["url"].endswith(f"/suggestions/{space}/{path}#change-{first['id']}")
+        )["id"]
+    space, _, path = address.partition(":")
+    assert first.startswith("change-")
+    assert made["url"].endswith(f"/suggestions/{space}/{path}#{first}")
+    assert "+## What changed" in made["diff"] and "body" not in made
     # An editor sees them in pending_decisions with diffs ...
     async with app.mcp("writer") as editor:
         pending = structured(
             await editor.call_tool("pending_decisions", {"kind": "change", "limit": 200})
         )
-        mine = {s["id"]: s for s in pending["suggested_changes"]["items"] if s["page"] == address}
-        assert set(mine) == {first["id"], second["id"]}
-        assert "+## What changed" in mine[first["id"]]["diff"]
-        assert mine[first["id"]]["applies"] is True
+        mine = {s["id"]: s for s in pending["changes"] if s["page"] == address}
+        assert set(mine) == {first, second}
+        assert "+## What changed" in mine[first]["diff"]
+        assert mine[first]["applies"] is True
         # ... accepts one and rejects the other with a reason.
         accepted = structured(
-            await editor.call_tool(
-                "decide_edit_suggestion", {"suggestion_id": first["id"], "decision": "accept"}
-            )
+            await editor.call_tool("decide_suggestion", {"id": first, "decision": "accept"})
         )
         rejected = structured(
             await editor.call_tool(
-                "decide_edit_suggestion",
+                "decide_suggestion",
                 {
-                    "suggestion_id": second["id"],
+                    "id": second,
                     "decision": "reject",
                     "reason": "Limits live elsewhere.",
                 },
@@ -97,7 +97,7 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
         assert (accepted["status"], rejected["status"]) == ("accepted", "rejected")
         # The page history shows one revision by the editor naming the agent and reason.
         history = structured(await editor.call_tool("document_history", {"address": address}))[
-            "result"
+            "revisions"
         ]
     assert [(r["version"], r["kind"], r["author"], r["summary"]) for r in history] == [
         (
@@ -111,12 +111,12 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
     async with app.mcp("agent") as agent:
         # The agent's list_suggestions shows both statuses and the reason.
         listed = structured(await agent.call_tool("list_suggestions", {"address": address}))[
-            "result"
+            "suggestions"
         ]
-        statuses = {s["id"]: (s["status"], s["decision_reason"]) for s in listed}
+        statuses = {s["id"]: (s["status"], s.get("decision_reason")) for s in listed}
         assert statuses == {
-            first["id"]: ("accepted", None),
-            second["id"]: ("rejected", "Limits live elsewhere."),
+            first: ("accepted", None),
+            second: ("rejected", "Limits live elsewhere."),
         }
         # Suggesting the rejected edits again is refused.
         again = await agent.call_tool(
@@ -165,14 +165,14 @@ async def test_the_refusals_an_agent_meets_over_mcp(app: InProcessServer) -> Non
         listed = structured(
             await agent.call_tool("list_suggestions", {"address": address, "status": "pending"})
         )
-        some = listed["result"][0]["id"]
+        some = listed["suggestions"][0]["id"]
     async with app.mcp("reader") as reader:  # another reader: it does not exist
         seen = structured(await reader.call_tool("list_suggestions", {"address": address}))
-        assert seen["result"] == []
-        hidden = await reader.call_tool("withdraw_suggestion", {"suggestion_id": some})
+        assert seen["suggestions"] == []
+        hidden = await reader.call_tool("withdraw_suggestion", {"id": some})
         assert refusal(hidden)["code"] == "not_found"
     async with app.mcp("writer") as editor:  # an editor sees it, cannot withdraw it
         assert (
-            refusal(await editor.call_tool("withdraw_suggestion", {"suggestion_id": some}))["code"]
+            refusal(await editor.call_tool("withdraw_suggestion", {"id": some}))["code"]
             == "read_only"
         )

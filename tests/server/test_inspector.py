@@ -58,7 +58,7 @@ def test_the_inspector_lists_a_persons_tools_and_fewer_for_an_agent(server: Serv
     }
     assert {"read_document", "edit_document", "revert_document"} <= people
     assert {"read_document", "edit_document"} <= agents
-    assert "revert_document" in agents and "decide_edit_suggestion" not in agents
+    assert "revert_document" in agents and "decide_suggestion" not in agents
     assert agents < people
 
 
@@ -76,7 +76,8 @@ def test_the_inspector_reads_a_page_with_a_bearer_token(server: Server) -> None:
         f"address={address}",
     )
     assert result.get("isError") is not True, result
-    page = result["structuredContent"]
+    (page,) = result["structuredContent"]["pages"]
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
     assert (page["address"], page["title"], page["body"], page["version"]) == (
         address,
         "Inspected",

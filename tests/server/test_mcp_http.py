@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import structured, unique
+from tests.conftest import one_page, structured, unique
 from tests.server.conftest import Server
 
 pytestmark = pytest.mark.anyio
@@ -21,7 +21,7 @@ async def test_a_page_is_read_dry_run_edited_its_history_kept_and_the_edit_rever
     address = unique()
     server.create_page(address, BODY)
     async with server.mcp("writer") as mcp:
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        page = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert (page["body"], page["version"], page["editable"]) == (BODY, 1, True)
 
         dry = structured(
@@ -32,7 +32,7 @@ async def test_a_page_is_read_dry_run_edited_its_history_kept_and_the_edit_rever
         )
         assert dry["saved"] is False
         assert "-At most ten." in dry["diff"] and "+At most twelve." in dry["diff"]
-        unchanged = structured(await mcp.call_tool("read_document", {"address": address}))
+        unchanged = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert (unchanged["body"], unchanged["version"]) == (BODY, 1)
 
         saved = structured(
@@ -45,20 +45,20 @@ async def test_a_page_is_read_dry_run_edited_its_history_kept_and_the_edit_rever
         assert "body" not in saved and "+At most twelve." in saved["diff"]
 
         history = structured(await mcp.call_tool("document_history", {"address": address}))
-        assert [(r["version"], r["kind"], r["author"]) for r in history["result"]] == [
+        assert [(r["version"], r["kind"], r["author"]) for r in history["revisions"]] == [
             (2, "edit", "Wanda"),
             (1, "create", "Wanda"),
         ]
-        assert history["result"][0]["summary"] == "Twelve"
+        assert history["revisions"][0]["summary"] == "Twelve"
 
         reverted = structured(
             await mcp.call_tool("revert_document", {"address": address, "version": 2})
         )
         assert reverted["saved"] is True
         assert reverted["version"] == 3
-        now = structured(await mcp.call_tool("read_document", {"address": address}))
+        now = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert now["body"] == BODY
-        older = structured(await mcp.call_tool("read_document", {"address": address, "version": 2}))
+        older = one_page(await mcp.call_tool("read_document", {"address": address, "version": 2}))
         assert older["body"] == BODY.replace("ten", "twelve")
         kinds = structured(await mcp.call_tool("document_history", {"address": address}))
-        assert [r["kind"] for r in kinds["result"]] == ["revert", "edit", "create"]
+        assert [r["kind"] for r in kinds["revisions"]] == ["revert", "edit", "create"]

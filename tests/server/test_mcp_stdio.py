@@ -12,7 +12,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import refusal, structured, text_of, unique
+from tests.conftest import one_page, refusal, structured, text_of, unique
 from tests.server.conftest import CODNA, Server, server_env
 
 pytestmark = pytest.mark.anyio
@@ -40,7 +40,7 @@ async def test_a_person_over_stdio_lists_every_tool_reads_and_edits_until_the_to
     async with stdio(server, server.token("revoke-stdio")) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         assert {"read_document", "edit_document", "revert_document"} <= tools
-        page = structured(await mcp.call_tool("read_document", {"address": address}))
+        page = one_page(await mcp.call_tool("read_document", {"address": address}))
         assert (page["body"], page["version"]) == (BODY, 1)
         dry = structured(
             await mcp.call_tool(
@@ -79,17 +79,17 @@ async def test_an_agent_over_stdio_sees_fewer_tools_and_cannot_edit_a_shared_pag
     async with stdio(server, server.token("agent")) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         assert {"read_document", "edit_document"} <= tools
-        assert "decide_edit_suggestion" not in tools and "pending_decisions" not in tools
-        assert structured(await mcp.call_tool("read_document", {"address": address}))["body"] == (
+        assert "decide_suggestion" not in tools and "pending_decisions" not in tools
+        assert one_page(await mcp.call_tool("read_document", {"address": address}))["body"] == (
             BODY
         )
         error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
         assert error["code"] == "read_only"
-        hidden = await mcp.call_tool("decide_edit_suggestion", {"address": address, "version": 1})
+        hidden = await mcp.call_tool("decide_suggestion", {"address": address, "version": 1})
         unknown = await mcp.call_tool("no_such_tool", {"address": address, "version": 1})
         assert hidden.is_error and unknown.is_error
         assert hidden.structured_content == unknown.structured_content
-        assert text_of(hidden).replace("decide_edit_suggestion", "NAME") == (
+        assert text_of(hidden).replace("decide_suggestion", "NAME") == (
             text_of(unknown).replace("no_such_tool", "NAME")
         )
 

@@ -1,78 +1,69 @@
-"""The tools of suggesting and deciding: suggested links, what waits, the inbox."""
+"""The tools of the inbox: what became of one's suggestions, what is new, marking it read."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated
 
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from codna.mcp import arguments as a
+from codna.mcp.answers import InboxAnswer, Marked, NotificationAnswer, suggestion_id
 from codna.mcp.server import CodnaMCP
-from codna.mcp.tools import READ, AddressArg
-from codna.schemas import OFFSET, window
-from codna.services import inbox, links
-from codna.services.inbox import Inbox, Pending
-from codna.services.limits import INBOX, MAX_REASON_CHARS, PENDING
-from codna.services.links import LinkSuggestion
+from codna.mcp.suggestion_tools import SUGGEST
+from codna.mcp.tools import READ
+from codna.services import inbox
+from codna.services.limits import INBOX
 from codna.services.members import Member
-
-SUGGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
-ReasonArg = Annotated[
-    str, Field(description=f"Why, in a sentence or two (at most {MAX_REASON_CHARS} characters).")
-]
 
 
 def register(server: CodnaMCP) -> None:
-    """Add the suggesting and deciding tools to `server`."""
+    """Add the tools of the inbox to `server`."""
 
     def me() -> Member:
         return server.caller().member
 
-    @server.tool_for("suggest", annotations=SUGGEST)
-    def suggest_link(
-        address: AddressArg,
-        target: Annotated[str, Field(description="The address of the page to link to.")],
-        reason: ReasonArg,
-        anchor: Annotated[
-            str | None,
-            Field(description="Text on the page that should become the link (exactly once)."),
-        ] = None,
-    ) -> LinkSuggestion:
-        """Propose a link from one page to another that you can read. A person who can edit
-        the page accepts or rejects it; a rejected link is never proposed again."""
-        return links.suggest_link(
-            me(), address=address, target=target, reason=reason, anchor=anchor
-        )
-
-    @server.tool_for("decide", annotations=DECIDE)
-    def decide_link_suggestion(
-        suggestion_id: int,
-        decision: Literal["accept", "reject"],
-        reason: Annotated[str | None, Field(description="Why; the suggester reads it.")] = None,
-    ) -> LinkSuggestion:
-        """Accept (an edit of the page, in your name) or reject a suggested link that waits on
-        you. One decision settles it for every editor."""
-        return links.decide_link(
-            me(), suggestion_id=suggestion_id, decision=decision, reason=reason
-        )
-
-    @server.tool_for("decide", annotations=READ)
-    def pending_decisions(
-        kind: Annotated[
-            Literal["link", "change"] | None, Field(description="Only this kind.")
-        ] = None,
-        limit: Annotated[int, Field(**window(PENDING, "of each kind"))] = PENDING.default,
-        offset: Annotated[int, Field(**OFFSET)] = 0,
-    ) -> Pending:
-        """What waits on your decision on pages you can edit: suggested links and suggested
-        changes (each with its diff and whether it still applies), newest first, with totals."""
-        return inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
-
-    @server.tool_for("read", name="inbox", annotations=READ)
+    @server.tool_for("read", name="inbox", title="Your inbox", annotations=READ)
     def read_inbox(
-        limit: Annotated[int, Field(**window(INBOX, "items"))] = INBOX.default,
-    ) -> Inbox:
-        """Your inbox: what waits on you, and decisions (status and reason) on what you
-        suggested. Check it to learn what was taken or rejected."""
-        return inbox.inbox(me(), limit=limit)
+        after: Annotated[
+            int | None,
+            Field(description="Only notifications newer than this one: the latest you saw."),
+        ] = None,
+        since: Annotated[
+            datetime | None,
+            Field(description="Only what came after this time, such as 2026-05-04T09:00:00Z."),
+        ] = None,
+        limit: a.InboxLimit = INBOX.default,
+    ) -> InboxAnswer:
+        """Decisions on what you suggested (accepted, rejected, reverted, and why), unread
+        first, and what waits on your decision. Pass latest as after next time."""
+        box = inbox.inbox(me(), limit=limit, since=since, after=after)
+        waiting = [
+            *(suggestion_id("change", s.id) for s in box.suggested_changes.items),
+            *(suggestion_id("link", s.id) for s in box.suggested_links.items),
+        ]
+        total = box.suggested_changes.total + box.suggested_links.total
+        notes = []
+        if total:
+            notes.append(f"{total} suggestions wait on you; pending_decisions shows them.")
+        if not box.decisions:
+            notes.append(
+                "No decisions on your suggestions" + (" since then." if after or since else ".")
+            )
+        return InboxAnswer(
+            waiting=waiting or None,
+            decisions=[NotificationAnswer.of(n) for n in box.decisions],
+            unread=box.unread,
+            latest=box.latest,
+            note=" ".join(notes) or None,
+        )
+
+    @server.tool_for("read", title="Mark read", annotations=SUGGEST)
+    def mark_read(
+        ids: Annotated[
+            list[int] | None,
+            Field(description="Notification ids from inbox, such as [41, 42]; default all."),
+        ] = None,
+    ) -> Marked:
+        """Mark notifications of your inbox read, so the next look shows what is new."""
+        return Marked(marked=inbox.mark_read(me(), ids=ids))

@@ -23,6 +23,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated
+from codna.mcp import compact
 from codna.services import tokens
 from codna.services.access import Action, may_ever
 from codna.services.members import Member
@@ -30,11 +31,13 @@ from codna.services.ratelimit import RateLimiter
 from codna.services.tokens import Caller
 
 INSTRUCTIONS = """\
-CoDNA is the team's Markdown wiki. Pages are addressed space:path (wiki:decisions/0024-x);
-the spaces are wiki (the team's pages), raw (imported sources, never edited) and output (what
-agents write). Read a page before changing it. Change pages with edit_document, whose edits
-name the exact text they change (never a whole new body); a refused edit changes nothing and
-says which edit and why. Errors start with a stable code such as not_found or invalid_edit.
+CoDNA is the team's Markdown wiki. A page's address is space:path, such as
+wiki:decisions/0002-agents; the spaces are wiki (the team's pages), raw (imported sources, read
+only) and output (what agents write: an agent's own pages live there). Read a page before you
+change it. Where read_document says editable false, propose the change with suggest_edit and a
+reason; one of the page's editors accepts or rejects it. Link to a page in Markdown as
+[its title](wiki:decisions/0002-agents). list_suggestions and inbox tell what became of your
+suggestions. Errors start with a stable code, such as not_found, and say what to do instead.
 """
 
 
@@ -67,11 +70,29 @@ def current_caller(local: Callable[[], Caller] | None) -> Caller:
     raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
 
 
-def refusal(error: CodnaError) -> CallToolResult:
-    """A domain error as an MCP tool error: text that starts with the code, and the object."""
+# The tool to use instead, where a refusal of a tool has one: (tool, code) -> (tool, why).
+INSTEAD = {
+    ("edit_document", "read_only"): (
+        "suggest_edit",
+        "Propose the change with suggest_edit instead; an editor of the page decides it.",
+    ),
+    ("revert_document", "read_only"): (
+        "suggest_edit",
+        "Propose undoing it with suggest_edit instead; an editor of the page decides it.",
+    ),
+}
+
+
+def refusal(error: CodnaError, tool: str | None = None) -> CallToolResult:
+    """A domain error as an MCP tool error: text that starts with the code, and the object;
+    where the tool has one, the tool to use instead."""
+    shown = error.as_dict()
+    instead = INSTEAD.get((tool or "", error.code))
+    if instead is not None:
+        shown |= {"message": f"{error.message} {instead[1]}", "instead": instead[0]}
     return CallToolResult(
-        content=[TextContent(type="text", text=str(error))],
-        structured_content=error.as_dict(),
+        content=[TextContent(type="text", text=f"{error.code}: {shown['message']}")],
+        structured_content=shown,
         is_error=True,
     )
 
@@ -90,6 +111,7 @@ class CodnaMCP(MCPServer[Any]):
         self.limiter = limiter
         self.local = local
         self._tool_names: frozenset[str] | None = None  # known once asked; reset on a change
+        self._listed: list[MCPTool] | None = None  # every tool, its schemas made small
         self.needs: dict[str, Action] = {}  # the action each tool needs
 
     def tool_for(
@@ -106,16 +128,31 @@ class CodnaMCP(MCPServer[Any]):
 
     def add_tool(self, fn: Callable[..., Any], *args: Any, **options: Any) -> None:
         super().add_tool(fn, *args, **options)
-        self._tool_names = None
+        self._tool_names = self._listed = None
 
     def remove_tool(self, name: str) -> None:
         super().remove_tool(name)
-        self._tool_names = None
+        self._tool_names = self._listed = None
+
+    async def every_tool(self) -> list[MCPTool]:
+        """Every tool, whoever asks, with schemas that say only what a model needs."""
+        if self._listed is None:
+            self._listed = [
+                tool.model_copy(
+                    update={
+                        "description": " ".join((tool.description or "").split()) or None,
+                        "input_schema": compact.schema(tool.input_schema),
+                        "output_schema": compact.result_schema(compact.schema(tool.output_schema)),
+                    }
+                )
+                for tool in await super().list_tools()
+            ]
+        return self._listed
 
     async def tool_names(self) -> frozenset[str]:
         """Every tool's name, whoever asks."""
         if self._tool_names is None:
-            self._tool_names = frozenset(tool.name for tool in await super().list_tools())
+            self._tool_names = frozenset(tool.name for tool in await self.every_tool())
         return self._tool_names
 
     def caller(self) -> Caller:
@@ -126,7 +163,7 @@ class CodnaMCP(MCPServer[Any]):
 
     async def list_tools(self) -> list[MCPTool]:
         member = self.caller().member
-        return [tool for tool in await super().list_tools() if self.may_use(member, tool.name)]
+        return [tool for tool in await self.every_tool() if self.may_use(member, tool.name)]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -137,13 +174,13 @@ class CodnaMCP(MCPServer[Any]):
                 # A hidden tool is refused exactly like one that does not exist.
                 raise NotFound("There is no such tool; tools/list shows the ones you may use.")
             self.limiter.hit(f"token:{caller.token_id}")
-            return await super().call_tool(name, arguments, context)
+            return compact.answer(await super().call_tool(name, arguments, context))
         except CodnaError as error:
-            return refusal(error)
+            return refusal(error, name)
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, CodnaError):
-                return refusal(cause)
+                return refusal(cause, name)
             if isinstance(cause, ValidationError):
                 return refusal(_invalid_arguments(name, cause))
             raise

@@ -1,102 +1,208 @@
-"""The tools of suggested changes (ADR 0024): suggest, list, decide, withdraw."""
+"""The tools of suggestions (ADR 0024): suggest a change or a link, follow what became of it,
+withdraw it; and, for a page's editors, what waits and the decision.
+
+Suggested changes and suggested links are one kind of thing to a model: listed, read,
+withdrawn and decided by the same tools, with ids that name their kind (change-12, link-5).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Literal
 
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from codna.mcp.inbox_tools import DECIDE, SUGGEST, ReasonArg
+from codna.mcp import arguments as a
+from codna.mcp.answers import (
+    Pending,
+    Settled,
+    Suggested,
+    SuggestionAnswer,
+    SuggestionList,
+    suggestion_id,
+)
 from codna.mcp.server import CodnaMCP
-from codna.mcp.tools import READ, AddressArg
-from codna.schemas import Edits, TagChanges, Version, edits_of, window
-from codna.services import suggestions
-from codna.services.limits import SUGGESTIONS
+from codna.mcp.tools import READ, more
+from codna.schemas import edits_of
+from codna.services import inbox, links, suggestions
+from codna.services.limits import PENDING, SUGGESTIONS
 from codna.services.members import Member
-from codna.services.suggestion_views import Suggestion
 from codna.settings import base_url
 
-Status = Literal["pending", "accepted", "rejected", "withdrawn"]
+SUGGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False)
+DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
 
 
-@dataclass(frozen=True)
-class Suggested:
-    """What suggest_edit answers: the suggestion (none on a dry run), the diff its edits make
-    and where the suggestion is to be found."""
+def _url(page: str, anchor: str) -> str:
+    """Where the page's editors decide a suggestion, in the web UI."""
+    space, _, path = page.partition(":")
+    if anchor.startswith("link-"):
+        return f"{base_url()}/inbox#{anchor}"
+    return f"{base_url()}/suggestions/{space}/{path}#{anchor}"
 
-    saved: bool
-    diff: str
-    suggestion: Suggestion | None
-    url: str | None
+
+def _one(member: Member, id: str) -> SuggestionAnswer:
+    kind, number = a.parse_suggestion_id(id)
+    if kind == "link":
+        return SuggestionAnswer.of_link(links.read_link(member, suggestion_id=number), full=True)
+    found = suggestions.read_suggestion(member, suggestion_id=number)
+    return SuggestionAnswer.of_change(found, full=True)
 
 
 def register(server: CodnaMCP) -> None:
-    """Add the tools of suggested changes to `server`."""
+    """Add the tools of suggestions to `server`."""
 
     def me() -> Member:
         return server.caller().member
 
-    @server.tool_for("suggest", annotations=SUGGEST)
+    @server.tool_for("suggest", title="Suggest a change", annotations=SUGGEST)
     def suggest_edit(
-        address: AddressArg,
-        reason: ReasonArg,
-        edits: Edits = None,
-        title: Annotated[str | None, Field(description="A new title.")] = None,
-        tags: Annotated[TagChanges | None, Field(description="Tags to add and remove.")] = None,
-        base_version: Annotated[
-            Version | None, Field(description="The version you read; default the current one.")
-        ] = None,
-        dry_run: Annotated[bool, Field(description="Run every check; save nothing.")] = False,
+        address: a.Address,
+        reason: a.Reason,
+        edits: a.SuggestedEdits = None,
+        title: a.Title = None,
+        tags_add: a.TagsAdd = None,
+        tags_remove: a.TagsRemove = None,
+        base_version: a.BaseVersion = None,
+        dry_run: a.DryRun = False,
     ) -> Suggested:
-        """Suggest a change to a page instead of editing it: a person who can edit the page
-        accepts it (one revision naming you and your reason) or rejects it. Use it for pages
-        people wrote. Refused at once if the edits do not apply; the same edits as a rejected
-        suggestion are refused for good. At most 20 waiting per page and 200 in all."""
-        changes = tags or TagChanges()
+        """Propose a change to a page you may not edit: an editor accepts it (a revision
+        naming you and your reason) or rejects it. Refused if the edits do not apply, and for
+        good if the same change was rejected. At most 20 waiting per page, 200 in all."""
         made = suggestions.suggest_edit(
             me(),
             address=address,
             edits=edits_of(edits),
             reason=reason,
             title=title,
-            tags_add=changes.add,
-            tags_remove=changes.remove,
+            tags_add=tags_add or [],
+            tags_remove=tags_remove or [],
             base_version=base_version,
             dry_run=dry_run,
         )
-        url = None
-        if made.suggestion is not None:  # where the page's editors decide it, in the web UI
-            space, _, path = made.suggestion.page.partition(":")
-            url = f"{base_url()}/suggestions/{space}/{path}#change-{made.suggestion.id}"
-        return Suggested(made.saved, made.diff, made.suggestion, url)
+        if made.suggestion is None:
+            return Suggested(saved=False, diff=made.diff)
+        made_id = suggestion_id("change", made.suggestion.id)
+        return Suggested(
+            id=made_id, saved=True, diff=made.diff, url=_url(made.suggestion.page, made_id)
+        )
 
-    @server.tool_for("read", annotations=READ)
+    @server.tool_for("suggest", title="Suggest a link", annotations=SUGGEST)
+    def suggest_link(
+        address: a.Address,
+        target: Annotated[
+            str, Field(description="The page to link to, such as wiki:decisions/0001-pages.")
+        ],
+        reason: a.Reason,
+        anchor: Annotated[
+            str | None,
+            Field(description="Text on the page that becomes the link (found exactly once)."),
+        ] = None,
+    ) -> Suggested:
+        """Propose a link from a page to another page you can read; without an anchor, the
+        link is added at the end. Its editors accept or reject it."""
+        made = links.suggest_link(
+            me(), address=address, target=target, reason=reason, anchor=anchor
+        )
+        made_id = suggestion_id("link", made.id)
+        return Suggested(id=made_id, saved=True, url=_url(made.page, made_id))
+
+    @server.tool_for("read", title="Suggestions", annotations=READ)
     def list_suggestions(
         address: Annotated[
             str | None,
-            Field(description="A page's suggestions (its editors see all); default your own."),
+            Field(
+                description="A page, folder (wiki:decisions/) or space (wiki:): the suggestions "
+                "there you may decide, and yours. Default: yours."
+            ),
         ] = None,
-        status: Annotated[Status | None, Field(description="Only those with this status.")] = None,
-        limit: Annotated[int, Field(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
-    ) -> list[Suggestion]:
-        """Suggested changes with their status, reason and decision; a pending one says whether
-        it still applies. Check your own to learn what was accepted, rejected or reverted."""
-        return suggestions.list_suggestions(me(), address=address, status=status, limit=limit)
+        status: a.Status = None,
+        kind: a.Kind = None,
+        id: Annotated[
+            str | None, Field(description="One suggestion in full, such as change-12.")
+        ] = None,
+        limit: a.SuggestionsLimit = SUGGESTIONS.default,
+        offset: a.Offset = 0,
+    ) -> SuggestionList:
+        """Suggestions, newest first, with what became of them: accepted, rejected and why,
+        reverted; whether a pending one still applies. With id: one with its edits and diffs."""
+        if id is not None:
+            return SuggestionList(suggestions=[_one(me(), id)])
+        # Each kind is its own list, newest first, paged by the same limit and offset.
+        found: list[tuple[datetime, SuggestionAnswer]] = []
+        notes: list[str | None] = []
+        if kind in (None, "change"):
+            changes = suggestions.list_suggestions(
+                me(), address=address, status=status, limit=limit, offset=offset
+            )
+            found += [(s.created_at, SuggestionAnswer.of_change(s)) for s in changes]
+            notes.append(more(len(changes), limit, offset))
+        if kind in (None, "link"):
+            made = links.list_links(
+                me(), address=address, status=status, limit=limit, offset=offset
+            )
+            found += [(s.created_at, SuggestionAnswer.of_link(s)) for s in made]
+            notes.append(more(len(made), limit, offset))
+        found.sort(key=lambda pair: pair[0], reverse=True)
+        listed = [answer for _, answer in found]
+        note = next((n for n in notes if n), None)
+        if not listed:
+            whose = f"on {address}" if address else "of yours"
+            note = f"No suggestions {whose}{f' with status {status}' if status else ''}."
+        return SuggestionList(suggestions=listed, note=note)
 
-    @server.tool_for("decide", annotations=DECIDE)
-    def decide_edit_suggestion(
-        suggestion_id: int,
-        decision: Literal["accept", "reject"],
-        reason: Annotated[str | None, Field(description="Why; the suggester reads it.")] = None,
-    ) -> Suggestion:
-        """Accept (the edits applied to the page as it is now, one revision in your name) or
-        reject a suggested change on a page you can edit. One decision settles it for all."""
-        return suggestions.decide_edit_suggestion(
-            me(), suggestion_id=suggestion_id, decision=decision, reason=reason
+    @server.tool_for("suggest", title="Withdraw a suggestion", annotations=SUGGEST)
+    def withdraw_suggestion(id: a.SuggestionId) -> Settled:
+        """Take back a suggestion of yours that still waits."""
+        kind, number = a.parse_suggestion_id(id)
+        if kind == "link":
+            return Settled.of_link(links.withdraw_link(me(), suggestion_id=number))
+        return Settled.of_change(suggestions.withdraw_suggestion(me(), suggestion_id=number))
+
+    @server.tool_for("decide", title="What waits on you", annotations=READ)
+    def pending_decisions(
+        kind: a.Kind = None,
+        limit: a.PendingLimit = PENDING.default,
+        offset: a.Offset = 0,
+    ) -> Pending:
+        """Suggestions waiting on your decision, on pages you can edit, newest first, each
+        with its diff (and the diff accepting would make now, when the page moved on)."""
+        waiting = inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
+        changes = waiting.suggested_changes
+        made = waiting.suggested_links
+        shown = [SuggestionAnswer.of_change(s, full=True, edits=False) for s in changes.items]
+        note = None
+        if not waiting.total:
+            note = "Nothing waits on your decision."
+        elif offset + limit < max(changes.total, made.total):
+            note = f"There are more: pass offset={offset + limit}."
+        return Pending(
+            changes=shown,
+            changes_total=changes.total,
+            links=[SuggestionAnswer.of_link(s, full=True) for s in made.items],
+            links_total=made.total,
+            note=note,
         )
 
-    @server.tool_for("suggest", annotations=SUGGEST)
-    def withdraw_suggestion(suggestion_id: int) -> Suggestion:
-        """Take back a suggested change of yours that still waits."""
-        return suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id)
+    @server.tool_for("decide", title="Decide a suggestion", annotations=DECIDE)
+    def decide_suggestion(
+        id: a.SuggestionId,
+        decision: Annotated[
+            Literal["accept", "reject"],
+            Field(description="accept (applied to the page as it is now) or reject."),
+        ],
+        reason: a.DecisionReason = None,
+    ) -> Settled:
+        """Accept or reject a suggestion on a page you can edit: accepting makes one revision
+        in your name that names the suggester and their reason. One decision settles it."""
+        kind, number = a.parse_suggestion_id(id)
+        if kind == "link":
+            decided = links.decide_link(
+                me(), suggestion_id=number, decision=decision, reason=reason
+            )
+            return Settled.of_link(decided)
+        change = suggestions.decide_edit_suggestion(
+            me(), suggestion_id=number, decision=decision, reason=reason
+        )
+        return Settled.of_change(change)

@@ -1,146 +1,173 @@
-"""The tools of the core: reading, searching, creating, editing and reverting pages."""
+"""The tools of pages: finding, reading, creating, editing, reverting and trashing them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from codna.errors import InvalidRequest
+from codna.mcp import arguments as a
+from codna.mcp.answers import (
+    Changed,
+    History,
+    Hit,
+    Hits,
+    PageAnswer,
+    PageItem,
+    PageList,
+    PagesAnswer,
+    RevisionAnswer,
+    Trashed,
+)
 from codna.mcp.server import CodnaMCP
-from codna.schemas import Edits, TagChanges, Version, edits_of, window
+from codna.schemas import Version, edits_of
 from codna.services import changes, pages, reverts, revisions, search
-from codna.services.changes import EditResult
-from codna.services.limits import PAGES, SEARCH
+from codna.services.addresses import SPACES
+from codna.services.limits import PAGES, READ_MANY, SEARCH
 from codna.services.members import Member
-from codna.services.pages import Page, PageSummary
-from codna.services.revisions import Revision
-from codna.services.search import SearchHit
 
-AddressArg = Annotated[
-    str, Field(description="The page's address, space:path, such as wiki:decisions/0024-x.")
-]
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+READ = ToolAnnotations(read_only_hint=True)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
+UNDO = ToolAnnotations(read_only_hint=False, destructive_hint=True)
 
 
-@dataclass(frozen=True)
-class Changed:
-    """What an edit, a revert or a restore did: the page's address and version after it,
-    whether it was saved (not on a dry run), the summary for the history and the diff. The
-    body is not repeated: read the page for it."""
-
-    address: str
-    version: int
-    saved: bool
-    summary: str
-    diff: str
-
-    @classmethod
-    def of(cls, result: EditResult) -> Changed:
-        page = result.page
-        return cls(page.address, page.version, result.saved, result.summary, result.diff)
+def more(count: int, limit: int, offset: int) -> str | None:
+    """The note of a list that may go on."""
+    return f"There may be more: pass offset={offset + limit}." if count == limit else None
 
 
 def register(server: CodnaMCP) -> None:
-    """Add the core's tools to `server`; each calls one service as the caller."""
+    """Add the tools of pages to `server`; each calls one service as the caller."""
 
     def me() -> Member:
         return server.caller().member
 
-    @server.tool_for("read", annotations=READ)
+    @server.tool_for("read", title="Search pages", annotations=READ)
     def search_documents(
-        query: Annotated[str, Field(description="Words to find; every word must match.")],
-        space: Annotated[str | None, Field(description="Only wiki, raw or output.")] = None,
-        limit: Annotated[int, Field(**window(SEARCH, "results"))] = SEARCH.default,
-    ) -> list[SearchHit]:
-        """Find pages by their words, best first. Use it to find what to read."""
-        return search.search(me(), query=query, space=space, limit=limit)
+        query: Annotated[
+            str,
+            Field(
+                description='Words that must all match; "a phrase" in quotes, a prefix with *, '
+                'such as: suggested "edit language" mark*'
+            ),
+        ],
+        within: a.Place = None,
+        limit: a.HitsLimit = SEARCH.default,
+    ) -> Hits:
+        """Find pages by their words, best first."""
+        space, folder = None, within
+        if within is not None and within.rstrip(":") in SPACES and not within.endswith("/"):
+            space, folder = within.rstrip(":"), None
+        found = search.search(me(), query=query, space=space, folder=folder, limit=limit)
+        note = None if found else f"No page you can read matches {query}."
+        return Hits(hits=[Hit.of(hit) for hit in found], note=note)
 
-    @server.tool_for("read", annotations=READ)
+    @server.tool_for("read", title="List pages", annotations=READ)
     def list_documents(
-        address: Annotated[
-            str | None,
-            Field(description="A space (wiki), a folder (wiki:decisions/) or nothing for all."),
-        ] = None,
-        limit: Annotated[int, Field(**window(PAGES, "pages"))] = PAGES.default,
-    ) -> list[PageSummary]:
-        """List the pages one can read in a space or folder, by address."""
-        return pages.list_pages(me(), address=address, limit=limit)
+        address: a.Place = None,
+        limit: a.PagesLimit = PAGES.default,
+        offset: a.Offset = 0,
+    ) -> PageList:
+        """List the pages you can read in a space or folder, by address."""
+        found = pages.list_pages(me(), address=address, limit=limit, offset=offset)
+        if not found:
+            where = f" in {address}" if address else ""
+            return PageList(pages=[], note=f"No pages you can read{where}.")
+        return PageList(pages=[PageItem.of(p) for p in found], note=more(len(found), limit, offset))
 
-    @server.tool_for("read", annotations=READ)
+    @server.tool_for("read", title="Read pages", annotations=READ)
     def read_document(
-        address: AddressArg,
-        version: Annotated[
-            Version | None, Field(description="An older version; default the latest.")
-        ] = None,
-    ) -> Page:
-        """Read a page: title, tags, Markdown body and version. Read before you edit, and pass
-        its version as base_version to edit_document."""
-        return pages.read_page(me(), address=address, version=version)
+        address: Annotated[
+            str | list[str],
+            Field(
+                description="A page's space:path, or a list of up to "
+                f"{READ_MANY}, such as ['wiki:decisions/0001-pages', 'wiki:decisions/0002-x']."
+            ),
+        ],
+        version: a.OlderVersion = None,
+        outline: Annotated[
+            bool, Field(description="true: each page's headings and sizes, not its body.")
+        ] = False,
+    ) -> PagesAnswer:
+        """Read one page or several: its Markdown body, version, and whether you may edit it.
+        outline: see what long pages hold first."""
+        if isinstance(address, str):
+            found = [pages.read_page(me(), address=address, version=version)]
+            missing: tuple[str, ...] = ()
+        elif version is not None:
+            raise InvalidRequest("version reads one page: give one address.", field="version")
+        else:
+            read = pages.read_pages(me(), addresses=address)
+            found, missing = list(read.pages), read.missing
+        shown = [PageAnswer.of(page, outline=outline) for page in found]
+        return PagesAnswer(pages=shown, missing=list(missing) or None)
 
-    @server.tool_for("read", annotations=READ)
-    def document_history(address: AddressArg) -> list[Revision]:
-        """A page's revisions, newest first: version, author, summary and what made each."""
-        return revisions.history(me(), address=address)
+    @server.tool_for("read", title="A page's history", annotations=READ)
+    def document_history(address: a.Address) -> History:
+        """A page's revisions, newest first: who made each, why, and how."""
+        found = revisions.history(me(), address=address)
+        return History(revisions=[RevisionAnswer.of(r) for r in found])
 
-    @server.tool_for("read", annotations=READ)
-    def read_revision(address: AddressArg, version: Version) -> Revision:
-        """One revision of a page with its full body."""
-        return revisions.read_revision(me(), address=address, version=version)
-
-    @server.tool_for("create", annotations=WRITE)
+    @server.tool_for("create", title="Create a page", annotations=WRITE)
     def create_document(
-        address: AddressArg,
-        title: str,
+        address: a.Address,
+        title: Annotated[str, Field(description="The page's title, such as 'Run of 4 May'.")],
         body: Annotated[str, Field(description="The Markdown body.")] = "",
-        tags: list[str] | None = None,
-    ) -> Page:
-        """Create a new page. An agent may create pages in output only."""
-        return pages.create_page(me(), address=address, title=title, body=body, tags=tags or [])
-
-    @server.tool_for("edit", annotations=WRITE)
-    def edit_document(
-        address: AddressArg,
-        edits: Edits = None,
-        title: Annotated[str | None, Field(description="A new title.")] = None,
-        tags: Annotated[TagChanges | None, Field(description="Tags to add and remove.")] = None,
-        summary: Annotated[str | None, Field(description="Why, for the history.")] = None,
-        base_version: Annotated[
-            Version | None,
-            Field(description="The version you read; refused as conflict if the page moved on."),
-        ] = None,
-        dry_run: Annotated[bool, Field(description="Return the diff; save nothing.")] = False,
+        tags: a.Tags = None,
     ) -> Changed:
-        """Change a page with edits that name their text. Use dry_run to see the diff first.
-        A refused edit (invalid_edit) says which edit and why, and changes nothing."""
-        tag_changes = tags or TagChanges()
+        """Create a page. An agent creates its own pages in output, such as
+        output:decision-check/runs/2026-05-04."""
+        made = pages.create_page(me(), address=address, title=title, body=body, tags=tags or [])
+        return Changed.made(made)
+
+    @server.tool_for("edit", title="Edit a page", annotations=WRITE)
+    def edit_document(
+        address: a.Address,
+        edits: a.Edits = None,
+        title: a.Title = None,
+        tags_add: a.TagsAdd = None,
+        tags_remove: a.TagsRemove = None,
+        summary: a.Summary = None,
+        base_version: a.BaseVersion = None,
+        dry_run: a.DryRun = False,
+    ) -> Changed:
+        """Change a page you may edit (editable true). A refused edit changes nothing and says
+        which edit and why."""
         edited = changes.edit_page(
             me(),
             address=address,
             edits=edits_of(edits),
             title=title,
-            tags_add=tag_changes.add,
-            tags_remove=tag_changes.remove,
+            tags_add=tags_add or [],
+            tags_remove=tags_remove or [],
             summary=summary,
             base_version=base_version,
             dry_run=dry_run,
         )
         return Changed.of(edited)
 
-    @server.tool_for(
-        "edit", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True)
-    )
+    @server.tool_for("edit", title="Revert or restore", annotations=UNDO)
     def revert_document(
-        address: AddressArg,
-        version: Annotated[Version, Field(description="The revision to undo (or restore).")],
+        address: a.Address,
+        version: Annotated[Version, Field(description="The revision to undo, such as 4.")],
         restore: Annotated[
-            bool, Field(description="Make the page as it was at version instead of undoing it.")
+            bool, Field(description="true: make the page as it was at version instead.")
         ] = False,
-        summary: str | None = None,
+        summary: a.Summary = None,
     ) -> Changed:
-        """Undo one revision as a new revision, keeping what changed since; refused (conflict)
-        where the text it changed has changed again. With restore, return to that version."""
+        """Undo one revision as a new one, keeping later changes (conflict where they touch
+        the same text); or restore a version."""
         operation = reverts.restore_version if restore else reverts.revert_revision
         return Changed.of(operation(me(), address=address, version=version, summary=summary))
+
+    @server.tool_for("manage", title="Trash a page", annotations=UNDO)
+    def trash_document(
+        address: a.Address,
+        restore: Annotated[bool, Field(description="true: bring it back from the trash.")] = False,
+    ) -> Trashed:
+        """Move a page you manage to the trash (an agent: its own pages in output)."""
+        operation = pages.restore_page if restore else pages.trash_page
+        page = operation(me(), address=address)
+        return Trashed(address=page.address, in_trash=page.in_trash)

@@ -1,0 +1,141 @@
+"""The arguments the tools take, each saying its format with an example.
+
+A model fills in arguments from their schemas and descriptions alone, and reads every one of
+them on every turn, so they are short and exact. The edits schema is the edit language's own
+(`codna.schemas.Edits`) said once as one object with an `op`, rather than one variant per op:
+the same rules in a quarter of the characters. Parsing still decides (`edits_of`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter, WithJsonSchema
+
+from codna.errors import InvalidRequest
+from codna.schemas import Edits as FullEdits
+from codna.schemas import Version
+from codna.services.limits import (
+    INBOX,
+    MAX_EDITS,
+    MAX_REASON_CHARS,
+    PAGES,
+    PENDING,
+    SEARCH,
+    SUGGESTIONS,
+    Window,
+)
+
+# What each op does, said once for a model; a test holds it to the edit language's ops.
+OPS = {
+    "replace": "{old,new}: old, found exactly once, becomes new.",
+    "insert_after": "{anchor,text}: text goes right after the one anchor.",
+    "insert_before": "{anchor,text}: text goes right before the one anchor.",
+    "append": "{text}: text goes at the end.",
+    "replace_section": "{heading,body}: what is under the heading becomes body.",
+    "delete_section": "{heading}: the heading and what is under it go.",
+}
+
+
+def _compact_edits(description: str | None = None) -> dict[str, Any]:
+    full = TypeAdapter(FullEdits).json_schema()
+    fields: dict[str, dict[str, str]] = {}
+    for variant in full["items"]["oneOf"]:
+        fields.update({n: {"type": "string"} for n in variant["properties"] if n != "op"})
+    return {
+        "type": "array",
+        "maxItems": MAX_EDITS,
+        "description": description
+        or (
+            "Applied in order, all or none; each quotes exact text of the page, never a whole "
+            "body. "
+            + " ".join(f"{op} {what}" for op, what in OPS.items())
+            + " A heading is named by its text ('Limits', '### Limits' or 'Decision > Limits')."
+            " Text that starts a block is kept apart by a blank line."
+            ' Example: [{"op":"replace","old":"At most ten.","new":"At most twelve."}]'
+        ),
+        "items": {
+            "type": "object",
+            "properties": {"op": {"enum": list(OPS)}} | fields,
+            "required": ["op"],
+        },
+    }
+
+
+Address = Annotated[str, Field(description="space:path, such as wiki:decisions/0002-agents.")]
+Place = Annotated[
+    str | None,
+    Field(description="A space (wiki:) or folder (wiki:decisions/); default everywhere."),
+]
+AtVersion = Annotated[Version, Field(description="A version number, such as 3.")]
+OlderVersion = Annotated[
+    Version | None, Field(description="An older version to read, such as 3; default the latest.")
+]
+BaseVersion = Annotated[
+    Version | None,
+    Field(description="The version you read, such as 3; refused (conflict) if the page moved on."),
+]
+Edits = Annotated[Any, WithJsonSchema(_compact_edits())]
+# The same edits, said once in the tool list: edit_document's describes them.
+SuggestedEdits = Annotated[
+    Any, WithJsonSchema(_compact_edits("The edits, exactly as edit_document's edits."))
+]
+Title = Annotated[str | None, Field(description="A new title, such as 'Agents suggest'.")]
+Tags = Annotated[list[str] | None, Field(description="Tags, such as ['perf', 'api'].")]
+TagsAdd = Annotated[list[str] | None, Field(description="Tags to add, such as ['perf'].")]
+TagsRemove = Annotated[list[str] | None, Field(description="Tags to remove, such as ['draft'].")]
+Summary = Annotated[
+    str | None, Field(description="One line for the history, such as 'Fix the limit'.")
+]
+Reason = Annotated[
+    str,
+    Field(description=f"Why, in a sentence or two (at most {MAX_REASON_CHARS} characters)."),
+]
+DecisionReason = Annotated[
+    str | None, Field(description="Why, for the suggester, such as 'We list no alternatives'.")
+]
+DryRun = Annotated[
+    bool, Field(description="true: run every check and show the diff; save nothing.")
+]
+Status = Annotated[
+    Literal["pending", "accepted", "rejected", "withdrawn"] | None,
+    Field(description="Only suggestions with this status."),
+]
+Kind = Annotated[
+    Literal["change", "link"] | None, Field(description="Only suggested changes, or links.")
+]
+Offset = Annotated[
+    int, Field(description="How many to skip, such as 50.", json_schema_extra={"minimum": 0})
+]
+
+
+def _limit(bounds: Window) -> Any:  # the default is the example
+    return Field(
+        description="How many at most.",
+        json_schema_extra={"minimum": 1, "maximum": bounds.most},
+    )
+
+
+PagesLimit = Annotated[int, _limit(PAGES)]
+HitsLimit = Annotated[int, _limit(SEARCH)]
+SuggestionsLimit = Annotated[int, _limit(SUGGESTIONS)]
+PendingLimit = Annotated[int, _limit(PENDING)]
+InboxLimit = Annotated[int, _limit(INBOX)]
+
+SuggestionKind = Literal["change", "link"]
+SuggestionId = Annotated[
+    str, Field(description="A suggestion's id as the answers give it, such as change-12 or link-5.")
+]
+_ID = re.compile(r"(change|link)-([0-9]{1,18})")
+
+
+def parse_suggestion_id(value: str) -> tuple[SuggestionKind, int]:
+    """`change-12` as ("change", 12). Raises InvalidRequest naming the form."""
+    found = _ID.fullmatch(value.strip()) if isinstance(value, str) else None
+    if found is None:
+        raise InvalidRequest(
+            f"{value!r} is not a suggestion id; ids look like change-12 or link-5.", field="id"
+        )
+    kind: SuggestionKind = "change" if found.group(1) == "change" else "link"
+    return kind, int(found.group(2))
