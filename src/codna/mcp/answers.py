@@ -368,6 +368,7 @@ class Pending(Answer):
     changes_total: int
     """How many changes wait in all."""
     links: list[SuggestionAnswer]
+    """Suggested links."""
     links_total: int
     """How many links wait in all."""
     note: str | None = None

@@ -100,8 +100,8 @@ def register(server: CodnaMCP) -> None:
             Field(description="Text on the page that becomes the link (found exactly once)."),
         ] = None,
     ) -> Suggested:
-        """Propose a link from a page to another page you can read; without an anchor, the
-        link is added at the end. Its editors accept or reject it."""
+        """Propose a link from a page to another you can read, on anchor text or at the end;
+        an editor decides."""
         made = links.suggest_link(
             me(), address=address, target=target, reason=reason, anchor=anchor
         )
@@ -125,8 +125,8 @@ def register(server: CodnaMCP) -> None:
         limit: a.SuggestionsLimit = SUGGESTIONS.default,
         offset: a.Offset = 0,
     ) -> SuggestionList:
-        """Suggestions, newest first, with what became of them: accepted, rejected and why,
-        reverted; whether a pending one still applies. With id: one with its edits and diffs."""
+        """Suggestions, newest first: what became of them (accepted, rejected and why,
+        reverted), whether a pending one still applies; with id, its edits and diffs."""
         if id is not None:
             return SuggestionList(suggestions=[_one(me(), id)])
         # Each kind is its own list, newest first, paged by the same limit and offset.
