@@ -42,7 +42,7 @@ from codna.markdown.headings import parse_name, trim
 from codna.markdown.limits import MAX_EDITS, check_body, check_text, normalise_newlines
 from codna.markdown.pieces import PieceTable
 from codna.markdown.section_finder import SectionFinder
-from codna.markdown.sections import SectionAmbiguous, SectionNotFound
+from codna.markdown.sections import SectionAmbiguous, SectionNotFound, heading_name
 from codna.markdown.spacing import keep_apart
 
 # A section: where its heading starts, where its content starts and where it ends.
@@ -506,6 +506,58 @@ def _apply(body: _Body, edit: Edit, index: int) -> None:
             _delete_section(body, body.section(name, edit, index))
         case _:  # pragma: no cover - the type says otherwise
             raise TypeError(f"not an edit: {edit!r}")
+
+
+def _named(editing: _Body | None, edit: ReplaceSection | DeleteSection, index: int) -> str:
+    """The heading a section edit names, named as the page has it: the shortest name that
+    picks it out (heading_name). Where no heading has its text (it has gone, or the page is not
+    known), its text alone; where its name picks out none or several of those that have it,
+    the name as given."""
+    name = normalise_newlines(edit.heading)
+    text = parse_name(name)[-1][1]
+    if editing is None or not trim(name):
+        return text
+    try:
+        start, _, _ = editing.section(name, edit, index)
+    except InvalidEdit:
+        if text:
+            try:
+                editing.section(text, edit, index)
+            except InvalidEdit as refused:
+                if refused.fields.get("reason") == "section_not_found":
+                    return text
+        return trim(name)
+    return heading_name(editing.whole(), start) or trim(name)
+
+
+def canonical_edits(body: str, edits: Sequence[Edit]) -> list[Edit]:
+    """The edits in the form that says when two are the same edit to `body`: each heading named
+    as the page resolves it (the shortest name that picks out the heading the edit finds there,
+    after the edits before it: `## Alternatives` and `Alternatives` are one edit where they
+    name one heading), and a section's new body without the blank lines around it, which
+    replace_section drops anyway.
+
+    A heading no longer on the page (or named after an edit that does not apply) is named by
+    its text alone, without level or parents, so that the same edits compare equal once their
+    heading has gone; a name that picks out none or several of the headings with its text is
+    kept as given. Nothing is refused; line endings are normalised.
+    """
+    editing: _Body | None = _Body(normalise_newlines(body), edits)
+    canonical: list[Edit] = []
+    for index, edit in enumerate(edits):
+        if isinstance(edit, ReplaceSection):
+            content = _strip_blank_lines(normalise_newlines(edit.body))
+            canonical.append(ReplaceSection(heading=_named(editing, edit, index), body=content))
+        elif isinstance(edit, DeleteSection):
+            canonical.append(DeleteSection(heading=_named(editing, edit, index)))
+        else:
+            canonical.append(edit)
+        if editing is not None:
+            try:
+                _apply(editing, edit, index)
+            except InvalidEdit:
+                editing = None  # the page is not known past an edit that does not apply
+    return canonical
 
 
 def apply_edits(body: str, edits: Sequence[Edit]) -> str:

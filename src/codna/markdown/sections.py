@@ -36,6 +36,7 @@ The body must already have its newlines normalised to `\\n` (limits.normalise_ne
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
 import re
@@ -279,6 +280,18 @@ def _unique_name(outline: _Outline, index: int) -> str | None:
             if _lookup(outline, name) == [index]:
                 return name
     return None
+
+
+def heading_name(body: str, start: int) -> str | None:
+    """The shortest name that picks out just the heading whose first line starts at `start`:
+    its text alone where no other heading has it, else with the headings above it, then with
+    levels; None where there is no heading there, or no name of up to four parts picks it out.
+    """
+    outline = _Outline(body)
+    index = bisect.bisect_left(outline.starts, start)
+    if index == len(outline) or outline.starts[index] != start:
+        return None
+    return _unique_name(outline, index)
 
 
 def find_fully(body: str, name: str) -> Heading:

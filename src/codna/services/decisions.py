@@ -94,18 +94,45 @@ def check_status(status: str | None) -> str | None:
 @cache
 def _open_status(table: sa.Table, columns: tuple[str, ...]) -> sa.Select[Any]:
     same = [table.c[name] == sa.bindparam(name) for name in columns]
-    return sa.select(table.c.status).where(*same, table.c.status.in_(["pending", "rejected"]))
+    found = (table.c.id, table.c.status, table.c.suggester_id, table.c.decision_reason)
+    open_ = table.c.status.in_(["pending", "rejected"])
+    return sa.select(*found).where(*same, open_).order_by(table.c.id).limit(1)
 
 
-def check_not_open(conn: Connection, kind: Kind[Item], same: dict[str, object], what: str) -> None:
+def check_not_open(
+    conn: Connection,
+    kind: Kind[Item],
+    same: dict[str, object],
+    what: str,
+    *,
+    viewer: Member | None = None,
+    decides: bool = False,
+) -> None:
     """Refuse what is already pending (Duplicate) or was rejected (RejectedBefore): the rows
     of `kind` whose columns hold the values `same` gives that are pending or rejected. `what`
-    names it in the refusal."""
-    status = conn.execute(_open_status(kind.table, tuple(sorted(same))), same).scalar()
-    if status == "rejected":
-        raise RejectedBefore(f"{what} was rejected before; it is not suggested again.")
-    if status == "pending":
-        raise Duplicate(f"{what} waits for a decision already.")
+    names it in the refusal.
+
+    Which item it was (its id, and the reason it was rejected) is said only to whom may see
+    it: the `viewer` who suggested it, or one who `decides` on its page. Anyone else learns
+    only that the same was rejected or waits."""
+    found = conn.execute(_open_status(kind.table, tuple(sorted(same))), same).first()
+    if found is None:
+        return
+    sees = viewer is not None and (decides or found.suggester_id == viewer.id)
+    which: dict[str, Any] = {}
+    named = ""
+    if sees:
+        which = {"suggestion_id": found.id}
+        named = f", as {kind.noun} {found.id}"
+    if found.status == "rejected":
+        why = ""
+        if sees and found.decision_reason:
+            why = f" ({found.decision_reason})"
+            which["decision_reason"] = found.decision_reason
+        raise RejectedBefore(
+            f"{what} was rejected before{named}{why}; it is not suggested again.", **which
+        )
+    raise Duplicate(f"{what} waits for a decision already{named}.", **which)
 
 
 @cache

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidEdit, InvalidRequest, LimitReached, ReadOnly
-from codna.markdown.edits import Edit, edits_to_wire
+from codna.markdown.edits import Edit, canonical_edits, edits_to_wire
 from codna.markdown.limits import check_chars, check_plain_text
 from codna.services import decisions, events
 from codna.services.access import access_page, read_only_message
@@ -58,11 +58,15 @@ class SuggestResult:
     suggestion: Suggestion | None
 
 
-def edits_hash(change: Change) -> str:
+def edits_hash(change: Change, body: str) -> str:
     """SHA-256 over the canonical form of SPEC 4: the edits in order, each with `\\n` line
-    endings and sorted keys, plus the new title and the sorted tags to add and remove."""
+    endings and sorted keys, each heading named as `body` (the page they are checked against)
+    resolves it (canonical_edits: `## Alternatives` and `Alternatives` are one edit there),
+    plus the new title and the sorted tags to add and remove.
+
+    Migration 0008 computes the same from a suggestion's base version; the two must agree."""
     canonical = {
-        "edits": edits_to_wire(change.edits),  # parsing normalised the line endings
+        "edits": edits_to_wire(canonical_edits(body, change.edits)),
         "title": change.title,
         "tags_add": sorted(change.tags_add),
         "tags_remove": sorted(change.tags_remove),
@@ -116,7 +120,6 @@ def suggest_edit(
     checked_reason = check_reason(reason, required=True)
     assert checked_reason is not None
     via = check_via(via)
-    digest = edits_hash(change)
     transaction = database().read() if dry_run else database().write()
     with transaction as conn:
         if not dry_run:
@@ -127,7 +130,9 @@ def suggest_edit(
             raise ReadOnly(read_only_message(where, actor), address=str(where))
         # The same edits as a rejected suggestion are refused as such, even once their text
         # has gone from the page: before they are tried.
-        _check_same_edits(conn, page.id, digest)
+        digest = edits_hash(change, page.body)
+        decides = mine.can_decide(page.space, page.path, page.created_by)
+        _check_same_edits(conn, actor, page.id, digest, decides=decides)
         after = apply_change(page, change)  # refused at once if it does not apply now
         if after.same_as(page):
             raise InvalidRequest("These edits leave the page as it is; nothing to suggest.")
@@ -136,7 +141,14 @@ def suggest_edit(
         _check_limits(conn, actor, page.id)
         if dry_run:
             return SuggestResult(saved=False, diff=diff, suggestion=None)
-        made = _insert(conn, actor, page, base.version, change, checked_reason, diff, digest, via)
+        try:
+            made = _insert(
+                conn, actor, page, base.version, change, checked_reason, diff, digest, via=via
+            )
+        except sa.exc.IntegrityError:
+            # Another suggester's same edits landed a moment ago: the unique index says so.
+            _check_same_edits(conn, actor, page.id, digest, decides=decides)
+            raise
         applies_now(conn, made.id, page.version)
         events.emit(conn, table="edit_suggestions", row_id=made.id, op="insert")
         [view] = views(conn, [made], mine, page=page)
@@ -172,12 +184,18 @@ def _on_base(
         ) from None
 
 
-def _check_same_edits(conn: Connection, page_id: int, digest: str) -> None:
+def _check_same_edits(
+    conn: Connection, actor: Member, page_id: int, digest: str, *, decides: bool
+) -> None:
+    """Refuse the same change as one pending or rejected on the page (Duplicate,
+    RejectedBefore); which one it was, only to its suggester and the page's editors."""
     decisions.check_not_open(
         conn,
         CHANGES,
         {"page_id": page_id, "edits_hash": digest},
         what="The same change to this page",
+        viewer=actor,
+        decides=decides,
     )
 
 
@@ -221,37 +239,35 @@ def _insert(
     reason: str,
     diff: str,
     digest: str,
+    *,
     via: str | None,
 ) -> SuggestionRow:
-    try:
-        with conn.begin_nested():
-            made = (
-                conn.execute(
-                    _INSERT,
-                    {
-                        "page_id": page.id,
-                        "base_version": base_version,
-                        "edits": edits_to_wire(change.edits),
-                        "title": change.title,
-                        "title_was": page.title if change.title is not None else None,
-                        "tags_add": list(change.tags_add),
-                        "tags_remove": list(change.tags_remove),
-                        "reason": reason,
-                        "suggester_id": actor.id,
-                        "via": via,
-                        "status": "pending",
-                        "diff": diff,
-                        "edits_hash": digest,
-                        "created_at": now(),
-                    },
-                )
-                .mappings()
-                .one()
-            )  # read before the savepoint is released
-    except sa.exc.IntegrityError:
-        # Another suggester's same edits landed a moment ago: the unique index says so.
-        _check_same_edits(conn, page.id, digest)
-        raise
+    """The new suggestion, in a savepoint: raises IntegrityError, and leaves the transaction
+    usable, when the same edits landed on the page meanwhile."""
+    with conn.begin_nested():
+        made = (
+            conn.execute(
+                _INSERT,
+                {
+                    "page_id": page.id,
+                    "base_version": base_version,
+                    "edits": edits_to_wire(change.edits),
+                    "title": change.title,
+                    "title_was": page.title if change.title is not None else None,
+                    "tags_add": list(change.tags_add),
+                    "tags_remove": list(change.tags_remove),
+                    "reason": reason,
+                    "suggester_id": actor.id,
+                    "via": via,
+                    "status": "pending",
+                    "diff": diff,
+                    "edits_hash": digest,
+                    "created_at": now(),
+                },
+            )
+            .mappings()
+            .one()
+        )  # read before the savepoint is released
     return SuggestionRow.of(made)
 
 
