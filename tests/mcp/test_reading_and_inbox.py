@@ -1,0 +1,222 @@
+"""What an agent reviewing long pages needs, and an inbox a routine can follow, over MCP with
+the SDK's own client on both databases (issue 12, items 6 and 8): outlines, several pages in
+one read, search within a folder, trashing its own pages; what is new since its last look, and
+marking it read.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from codna.services.limits import READ_MANY
+from tests.conftest import InProcessServer, refusal, unique
+from tests.mcp.test_agent_review import Calls
+
+pytestmark = pytest.mark.anyio
+
+GUIDE = """\
+# Guide
+
+The first line.
+
+## Limits
+
+At most ten.
+
+### Per page
+
+At most twenty.
+
+## Notes
+
+See the limits.
+"""
+
+
+def section(body: str, heading: str, until: str | None) -> int:
+    """The characters from `heading`'s line to the line of `until` (or the end)."""
+    start = body.index(heading)
+    return (body.index(until) if until else len(body)) - start
+
+
+async def test_an_outline_gives_each_heading_its_level_and_size_without_the_body(
+    app: InProcessServer,
+) -> None:
+    address = unique("wiki:outlines/")
+    app.create_page(address, GUIDE, title="Guide")
+    async with app.mcp("agent") as client:
+        [page] = (await Calls(client)("read_document", address=address, outline=True))["pages"]
+    assert "body" not in page
+    assert (page["address"], page["version"], page["chars"]) == (address, 1, len(GUIDE))
+    assert page["headings"] == [
+        {"level": 1, "text": "Guide", "chars": len(GUIDE)},
+        {"level": 2, "text": "Limits", "chars": section(GUIDE, "## Limits", "## Notes")},
+        {"level": 3, "text": "Per page", "chars": section(GUIDE, "### Per page", "## Notes")},
+        {"level": 2, "text": "Notes", "chars": section(GUIDE, "## Notes", None)},
+    ]
+
+
+async def test_several_pages_are_read_in_one_call_and_an_absent_one_is_named_missing(
+    app: InProcessServer,
+) -> None:
+    first, absent, second = unique("wiki:many/"), unique("wiki:many/"), unique("wiki:many/")
+    app.create_page(first, GUIDE, title="First")
+    app.create_page(second, "Second.\n", title="Second")
+    async with app.mcp("agent") as client:
+        read = await Calls(client)("read_document", address=[first, absent, second])
+    assert [(p["address"], p["title"], p["body"]) for p in read["pages"]] == [
+        (first, "First", GUIDE),
+        (second, "Second", "Second.\n"),
+    ]
+    assert [p["editable"] for p in read["pages"]] == [False, False]
+    assert read["missing"] == [absent]
+
+
+async def test_reading_more_pages_than_the_bound_at_once_is_refused(app: InProcessServer) -> None:
+    addresses = [unique("wiki:many/") for _ in range(READ_MANY + 1)]
+    async with app.mcp("agent") as client:
+        error = refusal(await client.call_tool("read_document", {"address": addresses}))
+        most = await Calls(client)("read_document", address=addresses[:READ_MANY])
+    assert (error["code"], error["limit"]) == ("invalid_request", READ_MANY)
+    assert most == {"pages": [], "missing": addresses[:READ_MANY]}
+
+
+async def test_a_search_within_a_folder_finds_only_the_pages_under_it(
+    app: InProcessServer,
+) -> None:
+    word = unique("quokka")
+    inside, outside = unique("wiki:searched-"), unique("wiki:searched-")
+    app.create_page(f"{inside}/one", f"A {word} lives here.\n", title="One")
+    app.create_page(f"{inside}/deeper/two", f"Another {word}.\n", title="Two")
+    app.create_page(f"{outside}/three", f"A {word} elsewhere.\n", title="Three")
+    async with app.mcp("agent") as client:
+        agent = Calls(client)
+        bare = await agent("search_documents", query=word, within=inside)
+        slashed = await agent("search_documents", query=word, within=f"{inside}/")
+        space = await agent("search_documents", query=word, within="wiki:")
+        other = await agent("search_documents", query=word, within="output:")
+    found = sorted(hit["address"] for hit in bare["hits"])
+    assert found == [f"{inside}/deeper/two", f"{inside}/one"]
+    assert sorted(hit["address"] for hit in slashed["hits"]) == found
+    assert sorted(hit["address"] for hit in space["hits"]) == sorted([*found, f"{outside}/three"])
+    assert other == {"hits": [], "note": f"No page you can read matches {word}."}
+
+
+async def test_an_agent_trashes_and_restores_its_own_output_page_but_not_a_wiki_page(
+    app: InProcessServer,
+) -> None:
+    own, wiki = unique("output:decision-check/runs/"), unique("wiki:kept/")
+    app.create_page(wiki, GUIDE)
+    async with app.mcp("agent") as client:
+        agent = Calls(client)
+        await agent("create_document", address=own, title="A run", body="Checked.\n")
+        trashed = await agent("trash_document", address=own)
+        gone = refusal(await client.call_tool("read_document", {"address": own}))
+        restored = await agent("trash_document", address=own, restore=True)
+        back = await agent("read_document", address=own)
+        refused = refusal(await client.call_tool("trash_document", {"address": wiki}))
+        kept = await agent("read_document", address=wiki)
+    assert trashed == {"address": own, "in_trash": True}
+    assert gone["code"] == "not_found"
+    assert restored == {"address": own, "in_trash": False}
+    assert back["pages"][0]["body"] == "Checked.\n"
+    assert refused["code"] == "read_only"
+    assert "in_trash" not in kept["pages"][0]
+
+
+# The inbox ----------------------------------------------------------------------------------
+
+
+async def suggested_and_rejected(app: InProcessServer, reason: str) -> tuple[str, str]:
+    """A suggestion of the agent's that the writer rejects with `reason`; its page and id."""
+    address = unique("wiki:inbox/")
+    app.create_page(address, GUIDE)
+    async with app.mcp("agent") as client:
+        made = await Calls(client)(
+            "suggest_edit",
+            address=address,
+            edits=[{"op": "replace", "old": "At most ten.", "new": "At most twelve."}],
+            reason="Twelve is the limit now.",
+        )
+    async with app.mcp("writer") as client:
+        await Calls(client)("decide_suggestion", id=made["id"], decision="reject", reason=reason)
+    return address, made["id"]
+
+
+def since_look(latest: int | None) -> dict[str, Any]:
+    """The inbox's arguments for what came after a look that saw `latest` (none: everything)."""
+    return {"after": latest} if latest is not None else {}
+
+
+async def test_a_routine_sees_a_decision_once_in_what_is_new_and_marks_it_read(
+    app: InProcessServer,
+) -> None:
+    async with app.mcp("agent") as client:
+        before = await Calls(client)("inbox")
+    address, made = await suggested_and_rejected(app, "Ten is enough.")
+    async with app.mcp("agent") as client:
+        agent = Calls(client)
+        new = await agent("inbox", **since_look(before.get("latest")), limit=200)
+        [decision] = [d for d in new["decisions"] if d.get("suggestion") == made]
+        again = await agent("inbox", after=new["latest"])
+        marked = await agent("mark_read", ids=[decision["id"]])
+        seen = await agent("inbox", **since_look(before.get("latest")), limit=200)
+        twice = await agent("mark_read", ids=[decision["id"]])
+    assert {k: decision[k] for k in ("page", "status", "reason", "by", "read")} == {
+        "page": address,
+        "status": "rejected",
+        "reason": "Ten is enough.",
+        "by": "Wanda",
+        "read": False,
+    }
+    assert new["latest"] == decision["id"]
+    assert new["unread"] == before["unread"] + 1
+    assert again["decisions"] == [] and again["latest"] == decision["id"]
+    assert again["note"] == "No decisions on your suggestions since then."
+    assert marked == {"marked": 1}
+    assert seen["unread"] == new["unread"] - 1
+    [read] = [d for d in seen["decisions"] if d["id"] == decision["id"]]
+    assert read == {**decision, "read": True}
+    assert twice == {"marked": 0}
+
+
+async def test_the_inbox_since_a_time_shows_only_what_came_after_it(
+    app: InProcessServer,
+) -> None:
+    _, made = await suggested_and_rejected(app, "Not now.")
+    async with app.mcp("agent") as client:
+        agent = Calls(client)
+        [decision] = [
+            d for d in (await agent("inbox", limit=200))["decisions"] if d.get("suggestion") == made
+        ]
+        at = datetime.fromisoformat(decision["at"])
+        earlier = await agent("inbox", since=(at - timedelta(seconds=1)).isoformat(), limit=200)
+        later = await agent("inbox", since=(at + timedelta(seconds=1)).isoformat())
+    assert made in [d.get("suggestion") for d in earlier["decisions"]]
+    assert later["decisions"] == []
+    assert later["note"] == "No decisions on your suggestions since then."
+
+
+async def test_an_editors_inbox_lists_the_ids_that_wait_and_points_to_pending_decisions(
+    app: InProcessServer,
+) -> None:
+    address = unique("wiki:waiting/")
+    app.create_page(address, GUIDE)
+    async with app.mcp("agent") as client:
+        made = await Calls(client)(
+            "suggest_edit",
+            address=address,
+            edits=[{"op": "append", "text": "## Owners\n\nThe platform team."}],
+            reason="Say who owns the limits.",
+        )
+    async with app.mcp("writer") as client:
+        box = await Calls(client)("inbox")
+    assert made["id"] in box["waiting"]
+    assert all(isinstance(waiting, str) for waiting in box["waiting"])
+    assert "pending_decisions" in box["note"]
+    text = json.dumps(box)  # what the text says (Calls holds them the same)
+    assert '"diff"' not in text and '"edits"' not in text and "## Owners" not in text
