@@ -333,12 +333,6 @@ async def test_a_suggestion_on_an_unchanged_page_has_no_diff_now(app: InProcessS
         assert "diff_now" not in shown
 
 
-@pytest.mark.xfail(
-    reason="The refusal of a change already pending or rejected names it to its suggester, in "
-    "the text a model reads, as 'suggestion N' (services/decisions.py, check_not_open): a bare "
-    "number that no MCP tool takes, where every answer says change-N.",
-    strict=True,
-)
 async def test_refusing_the_same_change_again_names_the_suggesters_own_by_the_id_tools_take(
     app: InProcessServer,
 ) -> None:

@@ -38,8 +38,8 @@ async def test_a_rejection_holds_after_a_restart(
             await call(
                 first,
                 "writer",
-                "decide_edit_suggestion",
-                suggestion_id=made["suggestion"]["id"],
+                "decide_suggestion",
+                id=made["id"],
                 decision="reject",
             )
         with running_server(workspace, engine, logs) as second:

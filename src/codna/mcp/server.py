@@ -70,26 +70,29 @@ def current_caller(local: Callable[[], Caller] | None) -> Caller:
     raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
 
 
-# The tool to use instead, where a refusal of a tool has one: (tool, code) -> (tool, why).
+# The tool to use instead, where a refusal of a tool has one: (tool, code) -> (tool, how).
 INSTEAD = {
-    ("edit_document", "read_only"): (
-        "suggest_edit",
-        "Propose the change with suggest_edit instead; an editor of the page decides it.",
-    ),
-    ("revert_document", "read_only"): (
-        "suggest_edit",
-        "Propose undoing it with suggest_edit instead; an editor of the page decides it.",
-    ),
+    ("edit_document", "read_only"): ("suggest_edit", "Use suggest_edit, with a reason"),
+    ("revert_document", "read_only"): ("suggest_edit", "Use suggest_edit to undo it"),
 }
+# The kind of suggestion a tool's refusal names by a bare number.
+KIND_OF = {"suggest_edit": "change", "suggest_link": "link"}
 
 
 def refusal(error: CodnaError, tool: str | None = None) -> CallToolResult:
-    """A domain error as an MCP tool error: text that starts with the code, and the object;
-    where the tool has one, the tool to use instead."""
+    """A domain error as an MCP tool error: text that starts with the code, and the object.
+    A suggestion it names has the id the tools take; where the tool has another to use
+    instead (not in raw, which no one changes), the message names it."""
     shown = error.as_dict()
+    number = shown.get("suggestion_id")
+    if isinstance(number, int) and tool in KIND_OF:
+        named = f"{KIND_OF[tool]}-{number}"
+        shown["suggestion_id"] = named
+        shown["message"] = shown["message"].replace(f"suggestion {number}", named)
     instead = INSTEAD.get((tool or "", error.code))
-    if instead is not None:
-        shown |= {"message": f"{error.message} {instead[1]}", "instead": instead[0]}
+    if instead is not None and not str(shown.get("address", "")).startswith("raw:"):
+        how = f"{instead[1]}; an editor of the page decides."
+        shown |= {"message": f"{shown['message']} {how}", "instead": instead[0]}
     return CallToolResult(
         content=[TextContent(type="text", text=f"{error.code}: {shown['message']}")],
         structured_content=shown,
