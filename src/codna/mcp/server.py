@@ -18,7 +18,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
+from mcp.types import Resource as MCPResource
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
@@ -100,6 +102,13 @@ def refusal(error: CodnaError, tool: str | None = None) -> CallToolResult:
     )
 
 
+def protocol_error(error: CodnaError, **data: Any) -> MCPError:
+    """A domain error as the MCP error of a request that is not a tool call (reading a
+    resource, listing them): the same `code: sentence`, the error's object (and `data`) as its
+    data."""
+    return MCPError(INVALID_PARAMS, str(error), data=error.as_dict() | data)
+
+
 class CodnaMCP(MCPServer[Any]):
     """MCPServer that knows the caller: filtered tool lists, rate limits, domain refusals."""
 
@@ -116,6 +125,8 @@ class CodnaMCP(MCPServer[Any]):
         self._tool_names: frozenset[str] | None = None  # known once asked; reset on a change
         self._listed: list[MCPTool] | None = None  # every tool, its schemas made small
         self.needs: dict[str, Action] = {}  # the action each tool needs
+        # The resources of the caller's own (its pages), listed after everyone's: resources.py.
+        self.listing: Callable[[Member], list[MCPResource]] | None = None
 
     def tool_for(
         self, action: Action, **options: Any
@@ -167,6 +178,16 @@ class CodnaMCP(MCPServer[Any]):
     async def list_tools(self) -> list[MCPTool]:
         member = self.caller().member
         return [tool for tool in await self.every_tool() if self.may_use(member, tool.name)]
+
+    async def list_resources(self) -> list[MCPResource]:
+        listed, listing = await super().list_resources(), self.listing
+        if listing is None:
+            return listed
+        try:
+            # In the thread pool: a caller may be looked up in the database, as its pages are.
+            return listed + await anyio.to_thread.run_sync(lambda: listing(self.caller().member))
+        except CodnaError as error:
+            raise protocol_error(error) from error
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
