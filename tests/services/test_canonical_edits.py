@@ -35,7 +35,7 @@ from codna.services.members import Member
 from codna.services.suggestion_checks import change_of
 from codna.storage.database import MIGRATIONS, Database
 from codna.storage.records import SuggestionRow
-from codna.storage.schema import edit_suggestions, revisions
+from codna.storage.schema import automations, edit_suggestions, metadata, outbox, revisions
 from tests.conftest import drop_postgres, postgres_copy
 from tests.markdown.test_sections import generated_pages
 from tests.services.conftest import Team
@@ -266,7 +266,7 @@ def test_the_refusals_name_the_other_suggestion_only_to_its_suggester_and_the_ed
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def at_0007(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """An empty database migrated to 0007, for the services to use."""
+    """An empty database migrated to 0007, with the outbox, for the services to use."""
     name = None
     if request.param == "sqlite":
         db = Database(f"sqlite:///{tmp_path / 'at-0007.db'}")
@@ -277,6 +277,10 @@ def at_0007(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database
             conn.execute(sa.text("CREATE SCHEMA public"))
             conn.commit()
     db.migrate("0007")
+    # The services write each page's event to the outbox of a later migration (0009): its
+    # tables are made beside 0007's, and the test migrates to 0008 only.
+    with db.engine.begin() as conn:
+        metadata.create_all(conn, tables=[outbox, automations])
     use_database(db)
     try:
         yield db
@@ -367,7 +371,7 @@ def test_migration_0008_works_out_the_hashes_again_as_the_services_do(at_0007: D
         change_of(before[made["rejected"]]), BODY
     )
 
-    db.migrate()
+    db.migrate("0008")
     after = _rows(db)
     with db.read() as conn:
         bodies = {

@@ -24,9 +24,10 @@ READERS = ["reader", "admin", "agent"]
 # The statements a decision on a suggested change runs, pinned per engine so that a regression
 # in work shows up here. Accepting reads the page (locked on PostgreSQL), the suggestion and the
 # decider's grants; it reads the suggester, saves the page and its revision, marks the
-# suggestion, tells the suggester and reads the names the answer shows. SQLite's two more
-# keep its full-text index (FTS5) in step; PostgreSQL's index follows the page by itself.
-ACCEPT = {"sqlite": 11, "postgresql": 9}
+# suggestion, tells the suggester, writes the page's event for the workers and reads the names
+# the answer shows. SQLite's two more keep its full-text index (FTS5) in step; PostgreSQL's
+# index follows the page by itself.
+ACCEPT = {"sqlite": 12, "postgresql": 10}
 # Rejecting does the same without reading the suggester or saving the page.
 REJECT = {"sqlite": 6, "postgresql": 6}
 

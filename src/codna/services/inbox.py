@@ -272,6 +272,8 @@ def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
 def concerns(member: Member, event: Event) -> bool:
     """Whether a change wakes this member's inbox: a suggestion they made or decide on, or a
     notification of theirs. Computed from the grants as they are now."""
+    if event.table not in ("notifications", "link_suggestions", "edit_suggestions"):
+        return False  # a page's event for the workers, say: no inbox reads it
     with database().read() as conn:
         if event.table == "notifications":
             owner = conn.execute(

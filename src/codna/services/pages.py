@@ -20,7 +20,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import search
+from codna.services import outbox, search
 from codna.services.access import Rights, access_page, authorise, create_refused, rights
 from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
@@ -211,7 +211,8 @@ def insert_page(
     summary: str,
     kind: RevisionKind,
 ) -> Page:
-    """Insert a checked page and its first revision, whatever made it (a new page, an import).
+    """Insert a checked page, its first revision and its `document.created` event, whatever
+    made it (a new page, an import).
 
     Raises InvalidRequest (the address cannot be a file name), Duplicate (it is taken).
     """
@@ -254,6 +255,15 @@ def insert_page(
         )
     )
     search.index_page(conn, page_id, title=title, tags=list(tags), body=body)
+    outbox.record(
+        conn,
+        type="document.created",
+        page_id=page_id,
+        space=where.space,
+        path=where.path,
+        version=1,
+        author_id=actor.id,
+    )
     return page_view(conn, inserted, mine)
 
 

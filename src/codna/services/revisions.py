@@ -17,7 +17,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import search
+from codna.services import outbox, search
 from codna.services.access import access_page
 from codna.services.addresses import parse_address
 from codna.services.clock import now
@@ -77,8 +77,8 @@ def save_revision(
     summary: str,
     kind: RevisionKind,
 ) -> PageRow:
-    """Write the next version of a locked page row and its revision; returns the page's row
-    as saved.
+    """Write the next version of a locked page row, its revision and its `document.changed`
+    event; returns the page's row as saved.
 
     The update is a compare-and-set on the version the caller read, so a writer that did not
     lock the row cannot slip a lost update through. Raises Conflict if the page moved on.
@@ -97,6 +97,15 @@ def save_revision(
     made = {"page_id": page.id, "version": version, "author_id": actor.id, "created_at": at}
     conn.execute(revisions.insert(), {**made, "summary": summary, "kind": kind, **values})
     search.index_page(conn, page.id, title=title, tags=list(tags), body=body)
+    outbox.record(
+        conn,
+        type="document.changed",
+        page_id=page.id,
+        space=page.space,
+        path=page.path,
+        version=version,
+        author_id=actor.id,
+    )
     return PageRow.of(updated)
 
 

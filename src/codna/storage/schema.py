@@ -310,3 +310,56 @@ sign_in_failures = sa.Table(
 sa.Index("ix_sign_in_failures_email_at", sign_in_failures.c.email, sign_in_failures.c.at)
 sa.Index("ix_sign_in_failures_address_at", sign_in_failures.c.address, sign_in_failures.c.at)
 sa.Index("ix_sign_in_failures_at", sign_in_failures.c.at)
+
+# What happened to a page, written in the same transaction as the change and consumed by a
+# worker: taken (taken_by, lease_until) for a while, then done, or failed for good after the
+# last attempt. A worker that stops mid-run leaves its lease to run out; another takes it.
+EVENT_TYPES = "('document.created', 'document.changed')"
+
+outbox = sa.Table(
+    "outbox",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("type", sa.String(30), nullable=False),
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("space", sa.String(20), nullable=False),
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("author_id", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("available_at", UTCDateTime, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),
+    sa.Column("taken_by", sa.String(200)),
+    sa.Column("lease_until", UTCDateTime),
+    sa.Column("done_at", UTCDateTime),
+    sa.Column("failed_at", UTCDateTime),
+    sa.Column("last_error", sa.Text),
+    sa.CheckConstraint(f"type IN {EVENT_TYPES}", name="type"),
+)
+# The events still to run, oldest first: what every claim scans, and only those.
+sa.Index(
+    "ix_outbox_open",
+    outbox.c.id,
+    sqlite_where=sa.and_(outbox.c.done_at.is_(None), outbox.c.failed_at.is_(None)),
+    postgresql_where=sa.and_(outbox.c.done_at.is_(None), outbox.c.failed_at.is_(None)),
+)
+
+# When an event happens to a page under a folder, run a routine as a member (who made the
+# rule). `path` is the folder's path in its space: '' for the whole space, 'decisions/'.
+automations = sa.Table(
+    "automations",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("event_type", sa.String(30), nullable=False),
+    sa.Column("space", sa.String(20), nullable=False),
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.Column("routine", sa.String(100), nullable=False),
+    sa.Column(
+        "member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("created_by", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("disabled_at", UTCDateTime),
+    sa.CheckConstraint(f"event_type IN {EVENT_TYPES}", name="event_type"),
+)
+sa.Index("ix_automations_member_id", automations.c.member_id)
