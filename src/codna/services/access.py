@@ -74,7 +74,14 @@ class Rights:
     grants: tuple[Held, ...]
 
     def level(self, space: str, path: str, created_by: int | None = None) -> Level | None:
-        """The best level this member has on the page at space:path (None: cannot read it)."""
+        """The best level this member has on the page at space:path (None: cannot read it).
+        A routine's run writes in `output` only, whatever its member may."""
+        level = self._level(space, path, created_by)
+        if level == "write" and self.member.via is not None and space != "output":
+            return "read"
+        return level
+
+    def _level(self, space: str, path: str, created_by: int | None) -> Level | None:
         if self.member.is_admin:
             return "write"
         if self.member.is_agent and space == "output" and created_by == self.member.id:
@@ -108,7 +115,7 @@ class Rights:
             return False
         if self.member.is_agent:
             return space == "output"
-        return self.level(space, path) == "write"
+        return self.level(space, path) == "write"  # a run's: in output only
 
     def creatable(self) -> tuple[str, ...]:
         """Where this member may create pages, as the addresses of spaces and folders
@@ -117,7 +124,8 @@ class Rights:
         if self.member.is_agent:
             return ("output:",)
         if self.member.is_admin:
-            return tuple(f"{space}:" for space in SPACES if space != NEVER_EDITED)
+            spaces = [s for s in SPACES if s != NEVER_EDITED and self.can_create(s, "page")]
+            return tuple(f"{space}:" for space in spaces)
         written = sorted(
             (held.space, held.path)
             for held in self.grants
@@ -127,16 +135,23 @@ class Rights:
         )
         places: list[tuple[str, str]] = []
         for space, path in written:
+            if self.member.via is not None and space != "output":
+                continue  # a run creates in output only
             if not any(space == s and path.startswith(p) for s, p in places):
                 places.append((space, path))
         return tuple(f"{space}:{path}" for space, path in places)
 
     def can_import(self, path: str) -> bool:
-        return not self.member.is_agent and self.level(NEVER_EDITED, path) == "write"
+        return self._person() and self.level(NEVER_EDITED, path) == "write"
 
     def can_decide(self, space: str, path: str, created_by: int | None = None) -> bool:
-        """Accept or reject what is suggested on a page: whoever can edit it; never an agent."""
-        return not self.member.is_agent and self.can_edit(space, path, created_by)
+        """Accept or reject what is suggested on a page: whoever can edit it; never an agent,
+        never a routine's run (it leaves the decision to a person)."""
+        return self._person() and self.can_edit(space, path, created_by)
+
+    def _person(self) -> bool:
+        """A person acting for themselves: neither an agent nor a routine's run."""
+        return not self.member.is_agent and self.member.via is None
 
     def readable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
@@ -150,7 +165,7 @@ class Rights:
     def decidable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps the pages whose suggestions this member
         decides: those it can edit, outside `raw`; none for an agent."""
-        if self.member.is_agent:
+        if not self._person():
             return sa.false()
         editable = pages.c.space != NEVER_EDITED
         if self.member.is_admin:
@@ -308,6 +323,8 @@ def read_only_message(address: Address, actor: Member) -> str:
 def _check_may_share(mine: Rights, target: Address) -> None:
     if mine.member.is_agent:
         raise ReadOnly("An agent cannot share pages.")
+    if mine.member.via is not None:
+        raise ReadOnly("A routine's run cannot share pages; its member can.")
     if mine.member.is_admin:
         return
     if target.kind == "page":

@@ -32,6 +32,7 @@ __all__ = [
     "PAGES",
     "PENDING",
     "READ_MANY",
+    "RUNS",
     "SEARCH",
     "SUGGESTIONS",
     "Window",
@@ -54,6 +55,7 @@ SEARCH = Window(default=20, most=100)
 SUGGESTIONS = Window(default=50, most=200)
 PENDING = Window(default=50, most=200)
 INBOX = Window(default=20, most=200)
+RUNS = Window(default=50, most=500)
 # How many pages one call reads at most (pages.read_pages).
 READ_MANY = 20
 

@@ -36,10 +36,18 @@ class Member:
     email: str | None
     is_admin: bool
     disabled: bool
+    # The routine this member acts through, on a run's token: it reads what the member reads
+    # and suggests, but never decides, edits only in output and manages nothing.
+    via: str | None = None
 
     @property
     def is_agent(self) -> bool:
         return self.kind == "agent"
+
+    @property
+    def administers(self) -> bool:
+        """Whether this member may manage members, tokens and sharing: an admin, not a run."""
+        return self.is_admin and self.via is None
 
     @property
     def handle(self) -> str:
@@ -65,7 +73,7 @@ def member_from_row(row: RowMapping) -> Member:
 
 
 def _check_admin(actor: Member) -> None:
-    if not actor.is_admin:
+    if not actor.administers:
         raise ReadOnly("Only an admin can manage members.")
 
 

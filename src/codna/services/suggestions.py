@@ -119,7 +119,7 @@ def suggest_edit(
     change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove)
     checked_reason = check_reason(reason, required=True)
     assert checked_reason is not None
-    via = check_via(via)
+    via = actor.via if actor.via is not None else check_via(via)  # a run's is its routine
     transaction = database().read() if dry_run else database().write()
     with transaction as conn:
         if not dry_run:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -69,6 +69,7 @@ def _may_manage(conn: sa.Connection, actor: Member, owner: Member) -> bool:
 def create_token(actor: Member, *, member: str, name: str = "default") -> NewToken:
     """Make a token for `member` (oneself, an agent one is responsible for, or anyone for an
     admin). Raises NotFound, ReadOnly, InvalidRequest."""
+    _check_not_a_run(actor)
     check_plain_text(name, field="name")
     name = name.strip()
     if not name or len(name) > MAX_NAME:
@@ -129,7 +130,8 @@ def list_tokens(actor: Member, *, member: str | None = None) -> list[Token]:
 
 
 def revoke_token(actor: Member, *, token_id: int) -> None:
-    """Revoke a token; the very next request with it is refused. Raises NotFound."""
+    """Revoke a token; the very next request with it is refused. Raises NotFound, ReadOnly."""
+    _check_not_a_run(actor)
     with database().write() as conn:
         query = sa.select(tokens.c.member_id).where(tokens.c.id == token_id)
         row = conn.execute(query).first() if 1 <= token_id <= MAX_ID else None
@@ -153,6 +155,7 @@ _MEMBER_BY_TOKEN = (
         members.c.is_admin,
         members.c.disabled,
         tokens.c.id.label("token_id"),
+        tokens.c.routine,
     )
     .join(tokens, tokens.c.member_id == members.c.id)
     .where(tokens.c.token_hash == sa.bindparam("token_hash"), tokens.c.revoked_at.is_(None))
@@ -175,4 +178,38 @@ def authenticate_token(secret: str) -> Caller:
             f"The token belongs to {row['email'] or row['name']}, a member who is disabled; "
             "an admin can enable the member again."
         )
-    return Caller(member_from_row(row), row["token_id"])
+    return Caller(replace(member_from_row(row), via=row["routine"]), row["token_id"])
+
+
+def _check_not_a_run(actor: Member) -> None:
+    if actor.via is not None:
+        raise ReadOnly(
+            "A routine's run token cannot make or revoke tokens; the member it runs as can."
+        )
+
+
+def mint_run_token(conn: sa.Connection, *, member_id: int, routine: str, run_id: int) -> str:
+    """A token for one run of `routine` as the member, in the run's own transaction: its
+    member acts through the routine (see Member.via). Revoked by revoke_run_token."""
+    secret = PREFIX + secrets.token_urlsafe(32)
+    conn.execute(
+        tokens.insert().values(
+            member_id=member_id,
+            name=f"run {run_id} of {routine}",
+            token_hash=_hash(secret),
+            prefix=secret[: len(PREFIX) + 6],
+            created_at=now(),
+            routine=routine,
+            run_id=run_id,
+        )
+    )
+    return secret
+
+
+def revoke_run_token(conn: sa.Connection, run_id: int) -> None:
+    """End a run's token: the very next request with it is refused."""
+    conn.execute(
+        tokens.update()
+        .where(tokens.c.run_id == run_id, tokens.c.revoked_at.is_(None))
+        .values(revoked_at=now())
+    )

@@ -150,6 +150,11 @@ tokens = sa.Table(
     sa.Column("prefix", sa.String(16), nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("revoked_at", UTCDateTime),
+    # A run token: minted for one run of a routine, revoked when the run ends; its member acts
+    # through the routine (suggestions carry its name), never deciding nor editing outside
+    # output.
+    sa.Column("routine", sa.String(100)),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE")),
 )
 
 SUGGESTION_STATUSES = "status IN ('pending', 'accepted', 'rejected', 'withdrawn')"
@@ -363,3 +368,43 @@ automations = sa.Table(
     sa.CheckConstraint(f"event_type IN {EVENT_TYPES}", name="event_type"),
 )
 sa.Index("ix_automations_member_id", automations.c.member_id)
+
+# Command routines: a command line run with the skill, the MCP URL and a run token in its
+# environment, for at most `timeout_seconds`. Built-in routines need no row.
+routines = sa.Table(
+    "routines",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(100), nullable=False, unique=True),
+    sa.Column("command", sa.Text, nullable=False),
+    sa.Column("timeout_seconds", sa.Integer, nullable=False),
+    sa.Column("created_by", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+RUN_STATUSES = ("running", "succeeded", "failed", "timed_out")
+
+# Each run of a routine: as whom, on which page, started by which automation and event (or by
+# hand), and what became of it: its run page, its error, a command's output.
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("routine", sa.String(100), nullable=False),
+    sa.Column(
+        "member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("automation_id", sa.Integer, sa.ForeignKey("automations.id", ondelete="SET NULL")),
+    sa.Column("event_id", sa.Integer, sa.ForeignKey("outbox.id", ondelete="SET NULL")),
+    sa.Column("address", sa.String(521), nullable=False),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("started_at", UTCDateTime, nullable=False),
+    sa.Column("ended_at", UTCDateTime),
+    sa.Column("run_page", sa.String(521)),
+    sa.Column("error", sa.Text),
+    sa.Column("output", sa.Text),
+    sa.CheckConstraint(
+        "status IN (" + ", ".join(f"'{s}'" for s in RUN_STATUSES) + ")", name="status"
+    ),
+)
+sa.Index("ix_runs_member_id", runs.c.member_id)
