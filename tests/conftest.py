@@ -400,7 +400,9 @@ def in_process(
         database = Database(url)
         use_database(database)  # the lifespan's listener opens on the database in use
         try:
-            app = create_app(Settings(base_url=BASE, **settings))
+            # No worker: the tests switch the services' database under a session's app, and
+            # a worker would take the events of whichever test runs (tests/server/ runs one).
+            app = create_app(Settings(base_url=BASE, **settings), worker=False)
             with (
                 anyio.from_thread.start_blocking_portal() as portal,
                 portal.wrap_async_context_manager(lifespan(app)),

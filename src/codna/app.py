@@ -13,7 +13,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
+from codna import worker as outbox_worker
 from codna.api import admin
+from codna.api import automations as api_automations
 from codna.api import errors as api_errors
 from codna.api import inbox as api_inbox
 from codna.api import pages as api_pages
@@ -54,10 +56,21 @@ def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
 API = "/api/v1"
 
 
-def create_app(settings: Settings | None = None) -> ASGIApp:
+# How long a stopping server lets the event its worker runs finish before abandoning it.
+WORKER_GRACE = 5.0
+
+
+def create_app(settings: Settings | None = None, *, worker: bool | None = None) -> ASGIApp:
     """The whole server as one ASGI app, guarded by Host/Origin checks and a body cap: the
-    JSON API (with the lifespan) under /api, MCP at /mcp, the web UI everywhere else."""
+    JSON API (with the lifespan) under /api, MCP at /mcp, the web UI everywhere else.
+
+    Its lifespan runs a worker for the outbox's events unless `worker` is False (None: as
+    CODNA_WORKER says, on by default). The routines' handlers are loaded either way, so that
+    automations may name them."""
     settings = settings or Settings()
+    outbox_worker.load_handlers()
+    if worker is None:
+        worker = outbox_worker.enabled()
     limiter = RateLimiter(settings.rate_limit, settings.rate_window)
     mcp = build_mcp(settings, limiter)
     mcp_app = mcp.streamable_http_app(
@@ -76,9 +89,14 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
         # Every hand-over to a thread (ours, FastAPI's, the MCP SDK's) takes one of these.
         limiter = anyio.to_thread.current_default_thread_limiter()
         limiter.total_tokens = settings.work_threads(context.location().engine)
+        running = outbox_worker.Worker() if worker else None
         async with mcp.session_manager.run(), anyio.create_task_group() as tasks:
             tasks.start_soon(events.relay_database_events)
+            if running is not None:
+                tasks.start_soon(running.run)
             yield
+            if running is not None:
+                await running.shutdown(grace=WORKER_GRACE)
             tasks.cancel_scope.cancel()
 
     api = FastAPI(
@@ -94,7 +112,13 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
     api.state.settings = settings
     for kind, handler in api_errors.HANDLERS.items():
         api.add_exception_handler(kind, handler)
-    for router in (api_pages.router, admin.router, api_inbox.router, api_suggestions.router):
+    for router in (
+        api_pages.router,
+        admin.router,
+        api_inbox.router,
+        api_suggestions.router,
+        api_automations.router,
+    ):
         api.include_router(router, prefix=API, responses=api_errors.DOCUMENTED)
     api.include_router(web_api_docs.router)
 

@@ -1,10 +1,11 @@
-"""`codna serve`, `codna mcp` (stdio) and `codna token …`."""
+"""`codna serve`, `codna worker`, `codna mcp` (stdio) and `codna token …`."""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections.abc import Callable
+from datetime import timedelta
 
 import click
 
@@ -23,8 +24,11 @@ ANY_ADDRESS = ("0.0.0.0", "::", "")
 @click.option("--port", default=8080, show_default=True)
 @click.option("--workers", default=1, show_default=True, help="More than one needs PostgreSQL.")
 def serve(host: str, port: int, workers: int) -> None:
-    """Run the server: the web UI at /, the JSON API at /api/v1 and MCP at /mcp."""
+    """Run the server: the web UI at /, the JSON API at /api/v1 and MCP at /mcp. Each of its
+    processes runs a worker for automations too, unless CODNA_WORKER=0."""
     import uvicorn
+
+    from codna.worker import load_handlers
 
     with refusals(False):
         if workers > 1 and context.location().engine == "sqlite":
@@ -34,6 +38,7 @@ def serve(host: str, port: int, workers: int) -> None:
                 field="workers",
             )
         require_workspace()  # opens and migrates it; a server never makes a workspace
+        load_handlers()  # a module CODNA_WORKER_HANDLERS names is refused before serving
     where = _addresses(host, port)
     config = uvicorn.Config(
         "codna.app:create_app",
@@ -58,6 +63,47 @@ def serve(host: str, port: int, workers: int) -> None:
     except KeyboardInterrupt:
         # uvicorn stops gracefully on Ctrl-C and then raises it again: a stop asked for.
         click.echo("CoDNA stopped.", err=True)
+
+
+@click.command("worker")
+@click.option("--name", help="How this worker is named on the events it takes (default: unique).")
+@click.option(
+    "--lease",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help="Seconds an event is held for; a worker that dies loses it after this.",
+)
+@click.option(
+    "--poll",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="Seconds between looks at the outbox when nothing wakes the worker.",
+)
+@click.option(
+    "--grace",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds the event running may finish after a stop signal.",
+)
+def worker(name: str | None, lease: float, poll: float, grace: float) -> None:
+    """Run a worker alone: it runs the automations of new events until Ctrl-C or SIGTERM.
+    `codna serve` runs one of its own unless CODNA_WORKER=0."""
+    import anyio
+
+    from codna.worker import Worker, load_handlers
+    from codna.worker.alone import run_alone
+
+    with refusals(False):
+        require_workspace()
+        load_handlers()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    running = Worker(name=name, poll_interval=poll, lease=timedelta(seconds=lease))
+    click.echo(f"CoDNA worker {running.name} on {context.location()}", err=True)
+    anyio.run(lambda: run_alone(running, grace=grace))
+    click.echo(f"CoDNA worker stopped: {running.done} done, {running.failed} failed.", err=True)
 
 
 def _addresses(host: str, port: int) -> str:
