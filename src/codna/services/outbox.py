@@ -120,55 +120,69 @@ def claim(worker: str, *, lease: timedelta) -> Event | None:
     """Take the oldest event that is due and that an enabled automation watches, for `lease`:
     its attempts counted, held by `worker`. On the way, events no automation watches are
     marked done, and events whose workers stopped mid-run MAX_ATTEMPTS times are failed.
-    None when nothing is due (or after SWEEP events met, none to take)."""
+    None when nothing is due (or after SWEEP events met, none to take).
+
+    Only the rows it changes are locked, each skipped if another worker holds it: the one
+    taken, and those marked done or failed."""
     with database().write() as conn:
         at = now()
         watched = automations.watches(conn)
-        met = 0
+        after, met = 0, 0
         while met < SWEEP:
-            rows = (
-                conn.execute(
-                    sa.select(outbox)
-                    .where(_due(at))
-                    .order_by(outbox.c.id)
-                    .limit(BATCH)
-                    .with_for_update(skip_locked=True)
+            rows = conn.execute(
+                sa.select(
+                    outbox.c.id, outbox.c.type, outbox.c.space, outbox.c.path, outbox.c.attempts
                 )
-                .mappings()
-                .all()
-            )
+                .where(_due(at), outbox.c.id > after)
+                .order_by(outbox.c.id)
+                .limit(BATCH)
+            ).all()
             if not rows:
                 return None
             unwatched: list[int] = []
             taken = None
             for row in rows:
-                met += 1
-                if row["attempts"] >= MAX_ATTEMPTS:
-                    _give_up(conn, row["id"], ABANDONED.format(attempts=row["attempts"]), at)
-                elif any(w.covers(row["type"], row["space"], row["path"]) for w in watched):
-                    taken = _take(conn, row["id"], worker, at + lease)
-                    break
+                met, after = met + 1, row.id
+                if row.attempts >= MAX_ATTEMPTS:
+                    error = ABANDONED.format(attempts=row.attempts)
+                    conn.execute(_finish([row.id], at, failed_at=at, last_error=error))
+                elif any(w.covers(row.type, row.space, row.path) for w in watched):
+                    taken = _take(conn, row.id, worker, at, lease)
+                    if taken is not None:
+                        break
                 else:
-                    unwatched.append(row["id"])
+                    unwatched.append(row.id)
             if unwatched:
-                conn.execute(
-                    outbox.update()
-                    .where(outbox.c.id.in_(unwatched))
-                    .values(done_at=at, taken_by=worker)
-                )
+                conn.execute(_finish(unwatched, at, done_at=at, taken_by=worker))
             if taken is not None:
                 return taken
         return None
 
 
-def _take(conn: Connection, event_id: int, worker: str, until: datetime) -> Event:
+def _free(ids: list[int], at: datetime) -> sa.Select[tuple[int]]:
+    """Those of `ids` still due at `at`, locked, leaving out any another worker holds."""
+    return (
+        sa.select(outbox.c.id)
+        .where(outbox.c.id.in_(ids), _due(at))
+        .with_for_update(skip_locked=True)
+    )
+
+
+def _finish(ids: list[int], at: datetime, **values: Any) -> sa.Update:
+    return outbox.update().where(outbox.c.id.in_(_free(ids, at))).values(lease_until=None, **values)
+
+
+def _take(
+    conn: Connection, event_id: int, worker: str, at: datetime, lease: timedelta
+) -> Event | None:
     taken = conn.execute(
         outbox.update()
-        .where(outbox.c.id == event_id)
-        .values(taken_by=worker, lease_until=until, attempts=outbox.c.attempts + 1)
+        .where(outbox.c.id.in_(_free([event_id], at)))
+        .values(taken_by=worker, lease_until=at + lease, attempts=outbox.c.attempts + 1)
         .returning(*outbox.c)
-    )
-    return _event(taken.mappings().one())
+    ).mappings()
+    row = taken.first()
+    return _event(row) if row is not None else None
 
 
 def _give_up(conn: Connection, event_id: int, error: str, at: datetime) -> None:
