@@ -21,7 +21,7 @@ from codna.api import inbox as api_inbox
 from codna.api import pages as api_pages
 from codna.api import suggestions as api_suggestions
 from codna.guards import BodyCap, HostOriginGuard, PathDispatch, SecurityHeaders
-from codna.mcp import inbox_tools, suggestion_tools, tools
+from codna.mcp import build
 from codna.mcp.server import CodnaMCP, TokenVerifier
 from codna.services import context, events
 from codna.services.ratelimit import RateLimiter
@@ -38,7 +38,8 @@ from codna.web.templating import STATIC
 
 
 def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
-    server = CodnaMCP(
+    """MCP over HTTP: every call's caller is its bearer token's member."""
+    return build.server(
         limiter=limiter,
         token_verifier=TokenVerifier(),
         auth=AuthSettings(
@@ -47,10 +48,6 @@ def build_mcp(settings: Settings, limiter: RateLimiter) -> CodnaMCP:
             required_scopes=["codna"],
         ),
     )
-    tools.register(server)
-    inbox_tools.register(server)
-    suggestion_tools.register(server)
-    return server
 
 
 API = "/api/v1"

@@ -145,7 +145,6 @@ def test_an_event_matches_the_enabled_automations_of_its_type_and_folder(
     changed = add(team, event="document.changed")
     space = add(team, "reader", folder="wiki:")
     nested = add(team, folder="wiki:decisions/old/")
-    other_space = add(team, folder="output:")
     off = add(team, folder="wiki:decisions/old/", event="document.changed")
     automations.disable(team.writer, automation_id=off.id)
 
@@ -156,7 +155,7 @@ def test_an_event_matches_the_enabled_automations_of_its_type_and_folder(
         nested.id,
     ]
     assert matched(db, event_at(team, "wiki:decisionsx")) == [space.id]  # a folder, not a prefix
-    assert matched(db, event_at(team, "output:decisions/0001")) == [other_space.id]
+    assert matched(db, event_at(team, "output:decisions/0001")) == []  # another space
     assert changed.id not in matched(db, event_at(team, "wiki:decisions/0003"))
 
 
@@ -181,3 +180,11 @@ def test_an_automation_whose_member_can_no_longer_read_the_page_or_is_disabled_d
     members.set_disabled(team.admin, handle="wanda@example.com", disabled=True)
     assert matched(db, event) == []
     assert automations.for_event(event) == []
+
+
+def test_an_automation_never_watches_output_where_runs_write_their_pages(team: Team) -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        automations.add(
+            team.writer, event="document.created", folder="output:", routine="decision-check"
+        )
+    assert "would start itself" in refused.value.message

@@ -10,7 +10,9 @@ from codna.cli import suggestions as suggestions_cli
 from codna.cli.automations import automation
 from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
+from codna.cli.routines import routine
 from codna.cli.server import mcp_stdio, serve, token, worker
+from codna.cli.skill import skill
 from codna.cli.transfer import export, import_
 from codna.services import access, context, demo, members, pages, revisions, search, suggestions
 from codna.services.members import Member
@@ -32,6 +34,8 @@ cli.add_command(import_)
 cli.add_command(export)
 cli.add_command(automation)
 cli.add_command(worker)
+cli.add_command(skill)
+cli.add_command(routine)
 for _command in (
     suggestions_cli.suggest,
     suggestions_cli.list_,

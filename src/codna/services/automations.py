@@ -8,7 +8,6 @@ they load (`register_routine`), and the worker registers its handlers the same w
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.limits import is_id
 from codna.services.members import Member, member_by_id_in
+from codna.services.runs import check_routine_name, command_routines
 from codna.storage.database import inserted_id
 from codna.storage.schema import automations, members
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from codna.services.outbox import Event
 
 EVENT_TYPES = ("document.created", "document.changed")
-ROUTINE_NAME = re.compile(r"[a-z][a-z0-9-]{0,99}")
 
 _routines: set[str] = set()
 
@@ -38,7 +37,7 @@ _routines: set[str] = set()
 def register_routine(name: str) -> None:
     """Make `name` a routine that automations may run. Raises InvalidRequest for a name that
     is not lowercase letters, digits and '-', starting with a letter (at most 100)."""
-    _check_routine_name(name)
+    check_routine_name(name)
     _routines.add(name)
 
 
@@ -78,20 +77,10 @@ class Watch:
         return (event_type, space) == (self.event_type, self.space) and path.startswith(self.path)
 
 
-def _check_routine_name(name: object) -> str:
-    if not isinstance(name, str) or not ROUTINE_NAME.fullmatch(name):
-        raise InvalidRequest(
-            f"{name!r} is not a routine's name: lowercase letters, digits and '-', starting "
-            "with a letter, such as decision-check.",
-            field="routine",
-        )
-    return name
-
-
 def _check_routine(name: object) -> str:
-    routine = _check_routine_name(name)
-    if routine not in _routines:
-        known = sorted(_routines)
+    routine = check_routine_name(name)
+    known = sorted(_routines | {r.name for r in command_routines()})
+    if routine not in known:
         listed = f"the routines are {', '.join(known)}" if known else "no routine is installed here"
         raise InvalidRequest(f"There is no routine {routine}; {listed}.", field="routine")
     return routine
@@ -162,6 +151,12 @@ def add(actor: Member, *, event: str, folder: str, routine: str) -> Automation:
     """
     event = _check_event(event)
     where = _check_folder(folder)
+    if where.space == "output":
+        raise InvalidRequest(
+            "An automation watches wiki or raw: routines write their run pages in output, so "
+            "one watching output would start itself.",
+            field="folder",
+        )
     routine = _check_routine(routine)
     if actor.is_agent:
         raise ReadOnly(

@@ -71,8 +71,8 @@ def check_routine_name(name: object) -> str:
     """A routine's name: lowercase letters, digits and '-', starting with a letter."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise InvalidRequest(
-            "A routine's name is lowercase letters, digits and '-', starting with a letter, "
-            "such as decision-check.",
+            f"{name!r} is not a routine's name: lowercase letters, digits and '-', starting "
+            "with a letter, such as decision-check.",
             field="routine",
         )
     return name

@@ -28,9 +28,12 @@ Handler = Callable[[Event, Automation], Awaitable[None] | None]
 
 ENV = "CODNA_WORKER_HANDLERS"
 # The modules of routines that ship with CoDNA, imported by every worker.
-BUILT_IN: tuple[str, ...] = ()
+BUILT_IN: tuple[str, ...] = ("codna.runner",)
 
 handlers: dict[str, Handler] = {}
+# The handler of a routine no module registered, such as a command routine the workspace
+# configures (see `handle_others`); None: such a routine has no handler here.
+others: list[Handler] = []
 
 
 class RunFailed(Exception):
@@ -42,6 +45,11 @@ def register(routine: str, handler: Handler) -> None:
     Raises InvalidRequest for a name that is not a routine's."""
     automations.register_routine(routine)
     handlers[routine] = handler
+
+
+def handle_others(handler: Handler) -> None:
+    """Run `handler` for the automations of routines no module registered."""
+    others[:] = [handler]
 
 
 def modules() -> tuple[str, ...]:
@@ -94,7 +102,7 @@ async def dispatch(event: Event, found: list[Automation]) -> None:
     has no handler in this worker), raises RunFailed naming each."""
     failures = []
     for automation in found:
-        handler = handlers.get(automation.routine)
+        handler = handlers.get(automation.routine) or next(iter(others), None)
         try:
             if handler is None:
                 raise NotFound(
