@@ -14,10 +14,13 @@ from codna.services import access, members, tokens
 from codna.services.access import Grant
 from codna.services.members import Member, MemberDetails
 from codna.services.tokens import NewToken, Token
+from codna.web import automations
 from codna.web.templating import render
 from codna.web.visitor import Seen
 
 router = APIRouter(include_in_schema=False)
+# Automations have a page of their own, for anyone signed in, served with the admin's views.
+router.include_router(automations.router)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from codna.services.access import read_only_message
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
-from codna.web.errors import STATUS
+from codna.web.errors import form_status
 from codna.web.pages import crumbs
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
@@ -52,11 +52,6 @@ def _folder(where: Address) -> Address:
 def split_tags(text: str) -> list[str]:
     """The tags of the form's one field: comma-separated, blanks dropped."""
     return [tag for tag in (part.strip() for part in text.split(",")) if tag]
-
-
-def _status(refused: CodnaError) -> int:
-    """A refusal shown in its form: the error page's status, 422 for a bad field."""
-    return STATUS.get(refused.code, 422)
 
 
 @dataclass(frozen=True)
@@ -129,7 +124,7 @@ def _editor(
         seen,
         "edit.html",
         member=member,
-        status=_status(refused) if refused else 200,
+        status=form_status(refused) if refused else 200,
         where=where,
         crumbs=crumbs(where),
         draft=draft,
@@ -216,7 +211,7 @@ def _new_form(
         seen,
         "new.html",
         member=member,
-        status=_status(refused) if refused else 200,
+        status=form_status(refused) if refused else 200,
         address=address,
         back=_back(address),
         draft=draft,

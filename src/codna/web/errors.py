@@ -25,6 +25,11 @@ STATUS = {
 }
 
 
+def form_status(refused: CodnaError) -> int:
+    """A refusal shown in its form: the error page's status, 422 for a bad field."""
+    return STATUS.get(refused.code, 422)
+
+
 async def _domain(request: Request, error: Exception) -> Response:
     assert isinstance(error, CodnaError)
     if error.code == "unauthenticated":
