@@ -129,7 +129,7 @@ def test_import_export_and_search(workspace: None, tmp_path: Path) -> None:
     assert text.startswith("---\ntitle: Field notes\n") and text.endswith("The turbines hum.\n")
 
 
-def test_the_demo_command_builds_the_workspace_and_prints_a_page_and_its_history(
+def test_the_demo_builds_its_workspace_prints_a_page_and_watches_its_decision_records(
     tmp_path: Path,
 ) -> None:
     env = {**os.environ, "CODNA_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.db'}"}
@@ -141,6 +141,15 @@ def test_the_demo_command_builds_the_workspace_and_prints_a_page_and_its_history
         assert done.returncode == 0, done.stderr
         assert "wiki:decisions/0001-markdown-pages" in done.stdout
         assert "v3" in done.stdout and "create" in done.stdout
+    # The demo watches its decision records: a new one starts decision-check as Ada.
+    listed = subprocess.run(
+        [str(codna), "automation", "list", "--as", "ada@example.com"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "wiki:decisions/" in listed.stdout and "decision-check" in listed.stdout, listed
 
 
 def test_suggest_list_decide_and_withdraw_from_the_command_line(workspace: None) -> None:

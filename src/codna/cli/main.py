@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import click
 
+from codna import worker as outbox_worker
 from codna.cli import suggestions as suggestions_cli
 from codna.cli.automations import automation
 from codna.cli.output import Out, command_options, refusals
@@ -14,7 +15,17 @@ from codna.cli.routines import routine
 from codna.cli.server import mcp_stdio, serve, token, worker
 from codna.cli.skill import skill
 from codna.cli.transfer import export, import_
-from codna.services import access, context, demo, members, pages, revisions, search, suggestions
+from codna.services import (
+    access,
+    automations,
+    context,
+    demo,
+    members,
+    pages,
+    revisions,
+    search,
+    suggestions,
+)
 from codna.services.members import Member
 
 
@@ -184,10 +195,15 @@ def demo_(as_json: bool) -> None:
     with refusals(as_json):
         context.database()  # opens the configured database, making it if it is not there
         if not demo.demo_exists():
-            demo.build_demo()
+            ada = demo.build_demo()
+            outbox_worker.load_handlers()  # decision-check, by name
+            automations.add(
+                ada, event="document.created", folder="wiki:decisions/", routine="decision-check"
+            )
             click.echo(
                 f"Built the demo workspace at {context.location()}: sign in as "
-                f"{demo.ADMIN_EMAIL} / {demo.ADMIN_PASSWORD}.",
+                f"{demo.ADMIN_EMAIL} / {demo.ADMIN_PASSWORD}. A new page under wiki:decisions/ "
+                "starts decision-check, which suggests what the record lacks.",
                 err=True,
             )
         ada = members.member_by_handle(demo.ADMIN_EMAIL)
