@@ -20,8 +20,9 @@ from pathlib import Path
 import psycopg
 import sqlalchemy as sa
 
+from codna.markdown.apply import apply_edits
 from codna.markdown.diff import unified_diff
-from codna.markdown.edits import apply_edits, parse_edits
+from codna.markdown.edits import parse_edits
 from codna.services import changes, members, pages
 from codna.services.context import use_database
 from codna.storage.database import Database

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,14 +35,15 @@ from pathlib import Path
 
 import anyio
 import httpx
-import sqlalchemy as sa
 
+sys.path.insert(0, str(Path(__file__).parent))
 from codna import worker
 from codna.services import access, automations, members, outbox, tokens, transfer
 from codna.services.automations import Automation
 from codna.services.context import use_database
 from codna.services.outbox import Event
 from codna.storage.database import Database
+from server import free_port, throwaway_postgres
 
 ROUTINE = "bench-nothing"
 STARTS = "CODNA_BENCH_STARTS"
@@ -144,13 +144,6 @@ def throughput(label: str, url: str, count: int) -> list[str]:
 # -- delay through a real server --------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 @contextmanager
 def serving(url: str, starts: Path, log: Path) -> Iterator[str]:
     port = free_port()
@@ -241,20 +234,6 @@ def p90(values: list[float]) -> float:
 
 
 # -- the run ----------------------------------------------------------------------------------
-
-
-@contextmanager
-def throwaway_postgres(admin_url: str) -> Iterator[str]:
-    name = f"codna_bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT", poolclass=sa.NullPool)
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield sa.make_url(admin_url).set(database=name).render_as_string(False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def main() -> None:

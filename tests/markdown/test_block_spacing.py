@@ -10,8 +10,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from codna.markdown.apply import apply_edits
 from codna.markdown.diff import unified_diff
-from codna.markdown.edits import Append, Edit, InsertAfter, InsertBefore, apply_edits
+from codna.markdown.edits import Append, Edit, InsertAfter, InsertBefore
 from codna.markdown.render import render
 
 ENDS_WITH_PARAGRAPH = "# Decision\n\nWe keep it small.\n\nThe last paragraph."

@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from codna.errors import InvalidEdit, InvalidRequest, TooLarge
+from codna.markdown.apply import apply_edits
 from codna.markdown.diff import split_lines, unified_diff
 from codna.markdown.edits import (
     Append,
@@ -19,7 +20,6 @@ from codna.markdown.edits import (
     InsertBefore,
     Replace,
     ReplaceSection,
-    apply_edits,
     edits_to_wire,
     parse_edits,
 )

@@ -8,7 +8,8 @@ import anyio
 import pytest
 
 from codna import runner
-from codna.markdown.edits import apply_edits, parse_edits
+from codna.markdown.apply import apply_edits
+from codna.markdown.edits import parse_edits
 from codna.routines.decision_check import gaps
 from codna.services import changes, pages, runs, suggestions
 from tests.services.conftest import Team

@@ -18,16 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codna.errors import CodnaError, Duplicate, InvalidEdit, RejectedBefore
-from codna.markdown.edits import (
-    Append,
-    DeleteSection,
-    Edit,
-    Replace,
-    ReplaceSection,
-    apply_edits,
-    canonical_edits,
-    parse_edits,
-)
+from codna.markdown.apply import apply_edits, canonical_edits
+from codna.markdown.edits import Append, DeleteSection, Edit, Replace, ReplaceSection, parse_edits
 from codna.markdown.sections import scan_headings
 from codna.services import access, changes, members, pages, suggestions
 from codna.services.context import use_database

@@ -3,6 +3,7 @@
 No I/O and no database; of CoDNA it imports only `codna.errors`.
 """
 
+from codna.markdown.apply import apply_edits
 from codna.markdown.diff import diff_stats, unified_diff
 from codna.markdown.edits import (
     Append,
@@ -12,7 +13,6 @@ from codna.markdown.edits import (
     InsertBefore,
     Replace,
     ReplaceSection,
-    apply_edits,
     edits_to_wire,
     parse_edits,
 )

@@ -8,8 +8,8 @@ from typing import Annotated
 from pydantic import Field
 
 from codna.mcp import arguments as a
-from codna.mcp.answers import InboxAnswer, Marked, NotificationAnswer, suggestion_id
 from codna.mcp.server import CodnaMCP
+from codna.mcp.suggestion_answers import InboxAnswer, Marked, NotificationAnswer, suggestion_id
 from codna.mcp.suggestion_tools import SUGGEST
 from codna.mcp.tools import READ
 from codna.services import inbox

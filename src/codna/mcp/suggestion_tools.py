@@ -14,7 +14,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from codna.mcp import arguments as a
-from codna.mcp.answers import (
+from codna.mcp.server import CodnaMCP
+from codna.mcp.suggestion_answers import (
     Pending,
     Settled,
     Suggested,
@@ -22,7 +23,6 @@ from codna.mcp.answers import (
     SuggestionList,
     suggestion_id,
 )
-from codna.mcp.server import CodnaMCP
 from codna.mcp.tools import READ, more
 from codna.schemas import edits_of
 from codna.services import inbox, links, suggestions

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Connection
 
 from codna.errors import Conflict, InvalidRequest
+from codna.markdown.apply import apply_edits
 from codna.markdown.diff import unified_diff
-from codna.markdown.edits import Edit, apply_edits, edits_to_wire, parse_edits
+from codna.markdown.edits import Edit, edits_to_wire, parse_edits
 from codna.markdown.limits import check_body, normalise_newlines
 from codna.services.access import Rights, access_page
 from codna.services.addresses import Address, parse_address

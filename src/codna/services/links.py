@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy.engine import Connection
 
 from codna.errors import Duplicate, InvalidEdit, InvalidRequest, NoLongerApplies, ReadOnly
-from codna.markdown.edits import apply_edits
+from codna.markdown.apply import apply_edits
 from codna.markdown.limits import check_text, normalise_newlines
 from codna.markdown.links import link_edits
 from codna.services import decisions, events
@@ -26,9 +26,9 @@ from codna.services.attribution import suggested_by
 from codna.services.changes import Change, apply_change, save_change
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.decisions import LINKS, check_decision, check_reason, check_status
-from codna.services.limits import SUGGESTIONS, check_limit, check_offset
-from codna.services.listing import listed
+from codna.services.decisions import LINKS, check_decision, check_reason
+from codna.services.limits import SUGGESTIONS
+from codna.services.listing import check_listing, listed
 from codna.services.members import Member, member_by_id_in
 from codna.services.suggestion_views import page_heads, who
 from codna.storage.database import inserted_id
@@ -219,10 +219,7 @@ def list_links(
 
     Raises NotFound (a page the actor cannot read), InvalidRequest.
     """
-    where = parse_address(address) if address is not None else None
-    check_status(status)
-    check_limit(limit, SUGGESTIONS)
-    check_offset(offset)
+    where = check_listing(address, status, limit, offset)
     with database().read() as conn:
         found, _ = listed(conn, actor, LINKS, where, status=status, limit=limit, offset=offset)
         return link_views(conn, found)

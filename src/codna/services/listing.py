@@ -12,12 +12,24 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.services.access import Rights, rights
-from codna.services.addresses import Address
-from codna.services.decisions import Item, Kind
+from codna.services.addresses import Address, parse_address
+from codna.services.decisions import Item, Kind, check_status
+from codna.services.limits import SUGGESTIONS, check_limit, check_offset
 from codna.services.members import Member
 from codna.services.nearest import listing_address
 from codna.services.pages import address_clause
 from codna.storage.schema import pages
+
+
+def check_listing(
+    address: str | None, status: str | None, limit: int, offset: int
+) -> Address | None:
+    """What a listing asks for, checked before anything is read: the address (None: one's
+    own), a status, `limit` and `offset` within SUGGESTIONS. Raises InvalidRequest."""
+    check_status(status)
+    check_limit(limit, SUGGESTIONS)
+    check_offset(offset)
+    return parse_address(address) if address is not None else None
 
 
 def listed(

@@ -17,7 +17,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidEdit, InvalidRequest, LimitReached, ReadOnly
-from codna.markdown.edits import Edit, canonical_edits, edits_to_wire
+from codna.markdown.apply import canonical_edits
+from codna.markdown.edits import Edit, edits_to_wire
 from codna.markdown.limits import check_chars, check_plain_text
 from codna.services import decisions, events
 from codna.services.access import access_page, read_only_message
@@ -33,9 +34,9 @@ from codna.services.changes import (
 )
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.decisions import CHANGES, check_decision, check_reason, check_status
-from codna.services.limits import SUGGESTIONS, check_limit, check_offset
-from codna.services.listing import listed
+from codna.services.decisions import CHANGES, check_decision, check_reason
+from codna.services.limits import SUGGESTIONS
+from codna.services.listing import check_listing, listed
 from codna.services.members import Member, member_by_id_in
 from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
@@ -363,10 +364,7 @@ def list_suggestions(
 
     Raises NotFound (a page the actor cannot read), InvalidRequest.
     """
-    where = parse_address(address) if address is not None else None
-    check_status(status)
-    check_limit(limit, SUGGESTIONS)
-    check_offset(offset)
+    where = check_listing(address, status, limit, offset)
     with database().read() as conn:
         found, mine = listed(conn, actor, CHANGES, where, status=status, limit=limit, offset=offset)
         return views(conn, found, mine, diff_now=diff_now)

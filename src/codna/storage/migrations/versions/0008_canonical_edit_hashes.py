@@ -26,7 +26,8 @@ import sqlalchemy as sa
 from alembic import op
 
 from codna.errors import CodnaError
-from codna.markdown.edits import canonical_edits, edits_to_wire, parse_edits
+from codna.markdown.apply import canonical_edits
+from codna.markdown.edits import edits_to_wire, parse_edits
 
 revision: str = "0008"
 down_revision: str | None = "0007"
