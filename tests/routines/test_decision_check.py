@@ -135,3 +135,19 @@ def test_a_run_suggests_each_gap_writes_its_run_page_and_a_second_run_repeats_no
     assert f"change-{rejected.id} rejected: Not for proposals." in body
     assert f"change-{accepted.id} accepted" in body
     assert [r.status for r in runs.list_runs(gappy.writer)] == ["succeeded", "succeeded"]
+
+
+def test_a_link_to_a_record_that_does_not_exist_is_told_on_the_run_page_for_a_person(
+    team: Team,
+) -> None:
+    address = "wiki:decisions/0004-amends"
+    body = WHOLE.replace(
+        "Keep them Markdown.", "Keep them Markdown. Amends [0001](wiki:decisions/0001-gone)."
+    )
+    pages.create_page(team.writer, address=address, title="0004 · Amends", body=body)
+    done = anyio.run(lambda: runner.run("decision-check", team.writer, address))
+    assert done.status == "succeeded"
+    assert suggestions.list_suggestions(team.writer, address=address) == []
+    run_page = pages.read_page(team.writer, address=done.run_page or "").body
+    assert "It links to wiki:decisions/0001-gone, which does not exist." in run_page
+    assert "## For a person to look at" in run_page
