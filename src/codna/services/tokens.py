@@ -68,8 +68,15 @@ def _may_manage(conn: sa.Connection, actor: Member, owner: Member) -> bool:
 
 def create_token(actor: Member, *, member: str, name: str = "default") -> NewToken:
     """Make a token for `member` (oneself, an agent one is responsible for, or anyone for an
-    admin). Raises NotFound, ReadOnly, InvalidRequest."""
+    admin). Only a person's token makes tokens: an agent's are made by an admin or a person
+    responsible for it, so revoking a leaked token ends the leak. Raises NotFound, ReadOnly,
+    InvalidRequest."""
     _check_not_a_run(actor)
+    if actor.is_agent:
+        raise ReadOnly(
+            f"{actor.name} is an agent: its tokens are made by an admin or a person "
+            "responsible for it, never by a token of its own."
+        )
     check_plain_text(name, field="name")
     name = name.strip()
     if not name or len(name) > MAX_NAME:
