@@ -116,7 +116,7 @@ def post(app: InProcessServer, role: str, path: str, body: dict[str, Any]) -> An
 def test_an_agent_trashes_and_restores_its_own_pages_in_output_and_no_one_elses(
     app: InProcessServer,
 ) -> None:
-    own, others = unique("output:runs/"), unique("output:runs/")
+    own, others = unique("output:checker/runs/"), unique("output:runs/")
     made = post(app, "agent", "/api/v1/pages", {"address": own, "title": "Run", "body": "Ran.\n"})
     assert made.status_code == 201, made.text
     app.create_page(others, "Theirs.\n")
@@ -124,7 +124,9 @@ def test_an_agent_trashes_and_restores_its_own_pages_in_output_and_no_one_elses(
     trashed = post(app, "agent", "/api/v1/page/trash", {"address": own})
     assert (trashed.status_code, trashed.json()["in_trash"]) == (200, True), trashed.text
     with app.api("agent") as client:
-        listed = client.get("/api/v1/pages", params={"address": "output:runs", "trash": True})
+        listed = client.get(
+            "/api/v1/pages", params={"address": "output:checker/runs", "trash": True}
+        )
     assert own in [p["address"] for p in listed.json()]
     restored = post(app, "agent", "/api/v1/page/restore", {"address": own})
     assert (restored.status_code, restored.json()["in_trash"]) == (200, False), restored.text
@@ -139,9 +141,9 @@ def test_a_refused_create_says_where_the_agent_may_create_pages(app: InProcessSe
     body = error_body(refused, 403, "read_only")
     assert body["message"] == (
         f"You cannot create pages at {address}. "
-        "You can create pages under output:, such as output:new-page."
+        "You can create pages under output:checker/, such as output:checker/new-page."
     )
-    assert body["create_under"] == ["output:"]
+    assert body["create_under"] == ["output:checker/"]
 
 
 def suggest_and_decide(app: InProcessServer, address: str, text: str, decision: str) -> int:

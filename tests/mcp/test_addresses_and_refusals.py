@@ -153,15 +153,15 @@ async def test_an_agent_creating_in_the_wiki_is_told_it_may_create_in_output(
         )
         there = f"{error['create_under'][0]}{unique('decision-check/runs/')}"
         made = await Calls(client)("create_document", address=there, title="A run")
-    assert (error["code"], error["create_under"]) == ("read_only", ["output:"])
-    assert "output:" in error["message"]
+    assert (error["code"], error["create_under"]) == ("read_only", ["output:checker/"])
+    assert "output:checker/" in error["message"]
     assert (made["address"], made["version"], made["saved"]) == (there, 1, True)
 
 
 async def test_appending_a_heading_to_a_page_that_ends_with_a_paragraph_leaves_a_blank_line(
     app: InProcessServer,
 ) -> None:
-    address = unique("output:appends/")
+    address = unique("output:checker/appends/")
     async with app.mcp("agent") as client:
         agent = Calls(client)
         await agent("create_document", address=address, title="Run", body="# Run\n\nChecked.\n")

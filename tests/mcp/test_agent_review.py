@@ -81,7 +81,7 @@ async def test_an_agent_reviews_decision_records_and_learns_what_became_of_its_s
     complete, gaps = f"{folder}/0001-markdown", f"{folder}/0002-agents-suggest"
     app.create_page(complete, COMPLETE, title="0001 · Markdown pages")
     app.create_page(gaps, GAPS, title="0002 · Agents suggest")
-    run = unique("output:decision-check/runs/")
+    run = unique("output:checker/runs/")
 
     async with app.mcp("agent") as client:
         agent = Calls(client)

@@ -30,7 +30,7 @@ async def test_an_agent_sees_the_tools_its_rights_allow_and_none_that_decide(
 
 
 async def test_an_agent_reverts_a_revision_of_its_own_output_page(app: InProcessServer) -> None:
-    address = unique("output:runs/")
+    address = unique("output:checker/runs/")
     async with app.mcp("agent") as agent:
         made = await agent.call_tool(
             "create_document", {"address": address, "title": "Run", "body": BODY}
@@ -83,7 +83,7 @@ async def test_an_agent_editing_a_page_shared_with_it_is_refused_as_read_only(
 
 
 async def test_an_agent_writes_the_output_pages_it_created(app: InProcessServer) -> None:
-    address = unique("output:runs/")
+    address = unique("output:checker/runs/")
     async with app.mcp("agent") as mcp:
         made = structured(
             await mcp.call_tool(

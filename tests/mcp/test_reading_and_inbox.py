@@ -109,7 +109,7 @@ async def test_a_search_within_a_folder_finds_only_the_pages_under_it(
 async def test_an_agent_trashes_and_restores_its_own_output_page_but_not_a_wiki_page(
     app: InProcessServer,
 ) -> None:
-    own, wiki = unique("output:decision-check/runs/"), unique("wiki:kept/")
+    own, wiki = unique("output:checker/runs/"), unique("wiki:kept/")
     app.create_page(wiki, GUIDE)
     async with app.mcp("agent") as client:
         agent = Calls(client)

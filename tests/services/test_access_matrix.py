@@ -49,7 +49,8 @@ MANAGE = {
 CREATE = {
     "wiki": _row(OK, OK, READ_ONLY, READ_ONLY, READ_ONLY, READ_ONLY),
     "raw": _row(READ_ONLY, READ_ONLY, READ_ONLY, READ_ONLY, READ_ONLY, READ_ONLY),
-    "output": _row(OK, OK, READ_ONLY, READ_ONLY, OK, OK),
+    # An agent creates only under its own folder, output:<agent>/ (agent_own does).
+    "output": _row(OK, OK, READ_ONLY, READ_ONLY, READ_ONLY, OK),
 }
 IMPORT = {
     "wiki": _row(INVALID, INVALID, INVALID, INVALID, INVALID, INVALID),
@@ -72,6 +73,8 @@ class Cells:
         return self.team.agent if role == "agent_own" else getattr(self.team, role)
 
     def address(self, space: str, role: str) -> str:
+        if role == "agent_own" and space == "output":  # an agent writes in its own folder
+            return f"output:{self.team.agent.name}/cells/{role}"
         return f"{space}:cells/{role}"
 
     def _make(self, space: str, role: str) -> None:
@@ -146,7 +149,8 @@ def _purge(cells: Cells) -> Operation:
 
 
 def _create(actor: Member, address: str, space: str, role: str) -> object:
-    return pages.create_page(actor, address=f"{space}:new/{role}", title="New")
+    folder = f"{actor.name}/" if role == "agent_own" else ""
+    return pages.create_page(actor, address=f"{space}:{folder}new/{role}", title="New")
 
 
 def _import(actor: Member, address: str, space: str, role: str) -> object:

@@ -193,7 +193,7 @@ def test_a_refused_create_says_where_the_member_may_create_pages(team: Team) -> 
         access.share(team.admin, address=folder, member="nora@example.com", level=level)
     access.share(team.admin, address="output:shared/", member="nora@example.com", level="write")
     cases = {
-        team.agent: ("output:",),
+        team.agent: ("output:checker/",),
         notes: ("output:shared/", "wiki:notes/"),
         team.stranger: (),
     }
@@ -206,7 +206,7 @@ def test_a_refused_create_says_where_the_member_may_create_pages(team: Team) -> 
         pages.create_page(team.agent, address="wiki:decisions/0099", title="T")
     assert agent.value.message == (
         "You cannot create pages at wiki:decisions/0099. "
-        "You can create pages under output:, such as output:new-page."
+        "You can create pages under output:checker/, such as output:checker/new-page."
     )
     with pytest.raises(ReadOnly) as stranger:
         pages.create_page(team.stranger, address="wiki:decisions/0099", title="T")

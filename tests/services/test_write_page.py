@@ -126,8 +126,8 @@ def test_raw_is_never_written_even_by_a_writer(team: Team) -> None:
 
 
 def test_an_agent_writes_only_its_own_output_pages(team: Team) -> None:
-    pages.create_page(team.agent, address="output:checks/mine", title="Mine", body="A.\n")
-    changes.write_page(team.agent, address="output:checks/mine", body="B.\n", base_version=1)
+    pages.create_page(team.agent, address="output:checker/mine", title="Mine", body="A.\n")
+    changes.write_page(team.agent, address="output:checker/mine", body="B.\n", base_version=1)
     pages.create_page(team.writer, address="output:checks/theirs", title="Theirs", body="A.\n")
     with pytest.raises(ReadOnly, match="is an agent"):
         changes.write_page(team.agent, address="output:checks/theirs", body="B.\n", base_version=1)

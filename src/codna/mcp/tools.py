@@ -117,8 +117,8 @@ def register(server: CodnaMCP) -> None:
         body: Annotated[str, Field(description="The Markdown body.")] = "",
         tags: a.Tags = None,
     ) -> Changed:
-        """Create a page. An agent creates its own pages in output, such as
-        output:decision-check/runs/2026-05-04."""
+        """Create a page. An agent creates its pages under output:<its name>/, such as
+        output:checker/runs/2026-05-04."""
         made = pages.create_page(me(), address=address, title=title, body=body, tags=tags or [])
         return Changed.made(made)
 
@@ -167,7 +167,7 @@ def register(server: CodnaMCP) -> None:
         address: a.Address,
         restore: Annotated[bool, Field(description="true: bring it back from the trash.")] = False,
     ) -> Trashed:
-        """Move a page you manage to the trash (an agent: its own pages in output)."""
+        """Move a page you manage to the trash (an agent: its own, under output:<its name>/)."""
         operation = pages.restore_page if restore else pages.trash_page
         page = operation(me(), address=address)
         return Trashed(address=page.address, in_trash=page.in_trash)

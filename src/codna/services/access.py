@@ -1,7 +1,8 @@
 """Who may read and write what: grants on a space, a folder or a page; admins; agents.
 
 Everything here is computed from the grants as they are when asked. An agent is given read
-only, whatever it is shared with, and may write only the pages it created in `output`.
+only, whatever it is shared with, and creates and writes only its own pages under its own
+folder, `output:<agent>/`.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class Rights:
     def _level(self, space: str, path: str, created_by: int | None) -> Level | None:
         if self.member.is_admin:
             return "write"
-        if self.member.is_agent and space == "output" and created_by == self.member.id:
+        if self.member.is_agent and created_by == self.member.id and self._own(space, path):
             return "write"
         best: Level | None = None
         for held in self.grants:
@@ -114,7 +115,7 @@ class Rights:
         if space == NEVER_EDITED:
             return False
         if self.member.is_agent:
-            return space == "output"
+            return self._own(space, path)
         return self.level(space, path) == "write"  # a run's: in output only
 
     def creatable(self) -> tuple[str, ...]:
@@ -122,7 +123,7 @@ class Rights:
         (`output:`, `wiki:notes/`), each once and none inside another: what can_create
         allows, to tell a member refused."""
         if self.member.is_agent:
-            return ("output:",)
+            return (f"output:{self.member.name}/",)
         if self.member.is_admin:
             spaces = [s for s in SPACES if s != NEVER_EDITED and self.can_create(s, "page")]
             return tuple(f"{space}:" for space in spaces)
@@ -148,6 +149,11 @@ class Rights:
         """Accept or reject what is suggested on a page: whoever can edit it; never an agent,
         never a routine's run (it leaves the decision to a person)."""
         return self._person() and self.can_edit(space, path, created_by)
+
+    def _own(self, space: str, path: str) -> bool:
+        """Whether space:path is under the agent's own folder, output:<agent>/: where it
+        creates and writes, so that no agent squats on or probes another's addresses."""
+        return space == "output" and path.startswith(f"{self.member.name}/")
 
     def _person(self) -> bool:
         """A person acting for themselves: neither an agent nor a routine's run."""
@@ -181,7 +187,7 @@ ACTIONS: tuple[Action, ...] = ("read", "create", "edit", "suggest", "decide", "m
 def may_ever(member: Member, action: Action) -> bool:
     """Whether any page could let `member` do `action`, by the same rules as every check
     (Rights), given every grant there is: what an interface offers the member at all. An
-    agent may edit (its own pages in `output`) but never decide, whatever it is given."""
+    agent may edit (its own pages in `output:<agent>/`) but never decide, whatever it is given."""
     best = Rights(member, tuple(Held(space, "", "write") for space in SPACES))
     checks = {
         "read": best.can_read,
@@ -190,9 +196,10 @@ def may_ever(member: Member, action: Action) -> bool:
         "decide": best.can_decide,
         "manage": best.can_manage,
     }
+    page = f"{member.name}/page" if member.is_agent else "page"  # an agent's: in its folder
     if action == "create":
-        return any(best.can_create(space, "page") for space in SPACES)
-    return any(checks[action](space, "page", member.id) for space in SPACES)
+        return any(best.can_create(space, page) for space in SPACES)
+    return any(checks[action](space, page, member.id) for space in SPACES)
 
 
 _GRANTS_OF = sa.select(grants.c.space, grants.c.path, grants.c.level).where(
