@@ -183,7 +183,11 @@ def search_(
     out.result(
         hits,
         lambda: (
-            "\n".join(f"{h.address}  {h.title}\n    {h.snippet}" for h in hits) or "No pages match."
+            "\n".join(
+                f"{h.address}  {h.title}{'  § ' + h.section if h.section else ''}\n    {h.snippet}"
+                for h in hits
+            )
+            or "No pages match."
         ),
     )
 

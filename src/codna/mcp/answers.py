@@ -60,12 +60,14 @@ class Hit(Answer):
     """space:path."""
     title: str
     """The page's title."""
+    section: str | None = None
+    """The heading of the best-matching section; absent for the text above the first heading."""
     snippet: str
     """The matching words in context, marked [like this]."""
 
     @classmethod
     def of(cls, hit: SearchHit) -> Hit:
-        return cls(address=hit.address, title=hit.title, snippet=hit.snippet)
+        return cls(address=hit.address, title=hit.title, section=hit.section, snippet=hit.snippet)
 
 
 class Hits(Answer):

@@ -1,8 +1,16 @@
-"""Full-text search over what the member can read: FTS5 on SQLite, tsvector on PostgreSQL."""
+"""Full-text search over what the member can read, section by section: FTS5 on SQLite, a
+tsvector column on PostgreSQL.
+
+The index holds a row per section of each page and one for its title and tags
+(markdown/search_sections.py); a hit is a page with a row that matches every term, named by
+its best section. A save re-indexes only the rows whose text it changed (`index_page`).
+"""
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,16 +19,16 @@ from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
 from codna.markdown.limits import check_plain_text
+from codna.markdown.search_sections import TITLE_ORDINAL, IndexedSection, index_sections
 from codna.services.access import rights
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.context import database
 from codna.services.limits import SEARCH, check_limit
 from codna.services.members import Member
 from codna.services.nearest import listing_address
-from codna.storage.schema import pages
+from codna.storage.schema import page_sections, pages
 
-# The same expression as the migration's index, or PostgreSQL cannot use the index.
-_PG_VECTOR = "to_tsvector('english', pages.title || ' ' || left(pages.body, 500000))"
+MAX_TERMS = 20  # words and phrases in one query
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A query's terms: "a phrase in quotes" (an unclosed quote runs to the end), a word, a prefix*.
 _TERM = re.compile(r'"([^"]*)"?|(\w+)(\*?)', re.UNICODE)
@@ -57,27 +65,69 @@ def _tsquery(found: list[Term]) -> str:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """A page that matches, with its best section: `section` is the section's heading (None
+    for the text before the first heading, or where only the title matched) and `anchor` the
+    heading's id on the rendered page, to link to `address#anchor`."""
+
     address: str
     title: str
     snippet: str
     version: int
+    section: str | None = None
+    anchor: str | None = None
 
 
-_UNINDEX = sa.text("DELETE FROM page_search WHERE rowid = :id")
-_INDEX = sa.text("INSERT INTO page_search (rowid, title, tags, body) VALUES (:id, :t, :g, :b)")
+_STORED = sa.select(
+    page_sections.c.id, page_sections.c.ordinal, page_sections.c.anchor, page_sections.c.digest
+).where(page_sections.c.page_id == sa.bindparam("page_id"))
+_MOVE = (
+    page_sections.update()
+    .where(page_sections.c.id == sa.bindparam("row_id"))
+    .values(ordinal=sa.bindparam("new_ordinal"), anchor=sa.bindparam("new_anchor"))
+)
+_CHUNK = 10_000  # ids per DELETE, well under SQLite's limit on bound values
 
 
 def index_page(conn: Connection, page_id: int, *, title: str, tags: list[str], body: str) -> None:
-    """Keep the SQLite index in step with a page, in the page's own transaction."""
-    if conn.dialect.name != "sqlite":
-        return  # PostgreSQL indexes the page's own columns
-    conn.execute(_UNINDEX, {"id": page_id})
-    conn.execute(_INDEX, {"id": page_id, "t": title, "g": " ".join(tags), "b": body})
+    """Bring the page's rows in the search index in step with its title, tags and body, in the
+    page's own transaction: the rows of sections gone or changed are deleted and those of new
+    ones inserted (their words indexed); a kept section that moved (another ordinal, or its
+    anchor renumbered) has its row renumbered; the others are not touched."""
+    stored: dict[tuple[bool, str], list[Any]] = defaultdict(list)
+    for row in conn.execute(_STORED, {"page_id": page_id}):
+        stored[row.ordinal == TITLE_ORDINAL, row.digest].append(row)
+    added, moved = [], []
+    for section in index_sections(title, tags, body):
+        same = stored.get((section.is_title, section.digest))
+        if not same:
+            added.append({"page_id": page_id, **_row(section)})
+            continue
+        row = same.pop(0)
+        if (row.ordinal, row.anchor) != (section.ordinal, section.anchor):
+            moved.append(
+                {"row_id": row.id, "new_ordinal": section.ordinal, "new_anchor": section.anchor}
+            )
+    gone = [row.id for rows in stored.values() for row in rows]
+    for at in range(0, len(gone), _CHUNK):
+        conn.execute(page_sections.delete().where(page_sections.c.id.in_(gone[at : at + _CHUNK])))
+    if moved:
+        conn.execute(_MOVE, moved)
+    if added:
+        conn.execute(page_sections.insert(), added)
+
+
+def _row(section: IndexedSection) -> dict[str, Any]:
+    return {
+        "ordinal": section.ordinal,
+        "heading": section.heading,
+        "anchor": section.anchor,
+        "digest": section.digest,
+        "text": section.text,
+    }
 
 
 def unindex_page(conn: Connection, page_id: int) -> None:
-    if conn.dialect.name == "sqlite":
-        conn.execute(_UNINDEX, {"id": page_id})
+    conn.execute(page_sections.delete().where(page_sections.c.page_id == page_id))
 
 
 def _under(folder: Address) -> sa.ColumnElement[bool]:
@@ -103,71 +153,204 @@ def search(
     folder: str | None = None,
     limit: int = SEARCH.default,
 ) -> list[SearchHit]:
-    """Pages the actor can read that match every term of `query` (words, "phrases" and
-    prefix*es; see `terms`), best first; in `space`, or under `folder` (a folder's address,
-    `wiki:decisions/`, its slash forgiven as list_pages forgives it; a space's is the space).
+    """Pages the actor can read with a section that matches every term of `query` (words,
+    "phrases" and prefix*es; see `terms`), or whose title and tags do; in `space`, or under
+    `folder` (a folder's address, `wiki:decisions/`, its slash forgiven as list_pages forgives
+    it; a space's is the space). Each page comes once, with its best section; pages whose
+    title matches come first, then by how well their best row matches.
 
-    Raises InvalidRequest (no words, a query that is not text, an unknown space, a folder that
-    is not a folder's address or not in `space`, a limit beyond SEARCH), NotFound (a folder
-    with no page the actor can read: with `nearest`, as list_pages says).
+    Raises InvalidRequest (no words, more than MAX_TERMS terms, a query that is not text or
+    the index cannot read, an unknown space, a folder that is not a folder's address or not in
+    `space`, a limit beyond SEARCH), NotFound (a folder with no page the actor can read: with
+    `nearest`, as list_pages says).
     """
     check_plain_text(query or "", field="query")
     found = terms(query or "")
     if not found:
         raise InvalidRequest("Give at least one word to search for.", field="query")
+    if len(found) > MAX_TERMS:
+        raise InvalidRequest(
+            f"A search takes at most {MAX_TERMS} words and phrases; this one has {len(found)}.",
+            field="query",
+            limit=MAX_TERMS,
+        )
     if space is not None and space not in SPACES:
         raise InvalidRequest(f"'{space}' is not a space.", field="space")
     under = parse_address(folder, field="folder") if folder is not None else None
     if under is not None and space is not None and under.space != space:
         raise InvalidRequest(f"The folder {under} is not in the space {space}.", field="folder")
     check_limit(limit, SEARCH)
-    with database().read() as conn:
-        mine = rights(conn, actor)
-        where = [mine.readable(), pages.c.trashed_at.is_(None)]
-        if space:
-            where.append(pages.c.space == space)
-        if under is not None:
-            where.append(_under(listing_address(conn, mine, under)))
-        if conn.dialect.name == "sqlite":
-            match = _fts5(found)
-            fts = sa.table("page_search", sa.column("rowid"))
-            stmt = (
-                sa.select(
-                    pages.c.space,
-                    pages.c.path,
-                    pages.c.title,
-                    pages.c.version,
-                    sa.literal_column("snippet(page_search, 2, '[', ']', '…', 16)").label(
-                        "snippet"
-                    ),
-                )
-                .select_from(pages.join(fts, fts.c.rowid == pages.c.id))
-                .where(sa.text("page_search MATCH :match"), *where)
-                .order_by(sa.literal_column("bm25(page_search, 10.0, 5.0, 1.0)"))
-                .limit(limit)
-            )
-            rows = conn.execute(stmt, {"match": match}).all()
-        else:
-            tsquery = sa.func.to_tsquery("english", _tsquery(found))
-            vector: sa.ColumnElement[Any] = sa.literal_column(_PG_VECTOR)
-            stmt = (
-                sa.select(
-                    pages.c.space,
-                    pages.c.path,
-                    pages.c.title,
-                    pages.c.version,
-                    sa.func.ts_headline(
-                        "english",
-                        sa.func.left(pages.c.body, 100000),
-                        tsquery,
-                        "StartSel=[, StopSel=], MaxWords=16, MinWords=6",
-                    ).label("snippet"),
-                )
-                .where(vector.op("@@")(tsquery), *where)
-                .order_by(sa.func.ts_rank(vector, tsquery).desc(), pages.c.id)
-                .limit(limit)
-            )
-            rows = conn.execute(stmt).all()
+    try:
+        with database().read() as conn:
+            mine = rights(conn, actor)
+            where = [mine.readable(), pages.c.trashed_at.is_(None)]
+            if space:
+                where.append(pages.c.space == space)
+            if under is not None:
+                where.append(_under(listing_address(conn, mine, under)))
+            index = _SqliteIndex(found) if conn.dialect.name == "sqlite" else _PostgresIndex(found)
+            best = conn.execute(_best_pages(index, where, limit), index.params).all()
+            snippets = _snippets(conn, index, best)
+    except sa.exc.DBAPIError as error:
+        if not index_refused(error):
+            raise
+        raise InvalidRequest(
+            "The search index cannot read this query; search for words, "
+            '"phrases" in quotes and prefix*es.',
+            field="query",
+        ) from None
     return [
-        SearchHit(str(Address(r.space, r.path)), r.title, r.snippet or "", r.version) for r in rows
+        SearchHit(
+            str(Address(r.space, r.path)),
+            r.title,
+            snippets.get(r.row_id if r.ordinal != TITLE_ORDINAL else r.first_id, ""),
+            r.version,
+            section=r.heading if r.ordinal != TITLE_ORDINAL else None,
+            anchor=r.anchor if r.ordinal != TITLE_ORDINAL else None,
+        )
+        for r in best
     ]
+
+
+class _SqliteIndex:
+    """FTS5's table page_search: bm25 (lower is better), the heading weighing four times the
+    text, and its snippet of a row's text."""
+
+    def __init__(self, found: list[Term]) -> None:
+        self.params = {"match": _fts5(found)}
+        fts = sa.table("page_search", sa.column("rowid"))
+        self.source = fts.join(page_sections, page_sections.c.id == fts.c.rowid)
+        self.matches: sa.ColumnElement[Any] | sa.TextClause = sa.text("page_search MATCH :match")
+        self.score: sa.ColumnElement[Any] = sa.literal_column("bm25(page_search, 4.0, 1.0)")
+
+    def snippets(self, ids: list[int]) -> sa.Select[Any]:
+        snippet: sa.ColumnElement[Any] = sa.literal_column(
+            "snippet(page_search, 1, '[', ']', '…', 16)"
+        )
+        rowid: sa.ColumnElement[Any] = sa.literal_column("page_search.rowid")
+        return (
+            sa.select(rowid.label("id"), snippet.label("snippet"))
+            .select_from(sa.table("page_search"))
+            .where(self.matches, rowid.in_(ids))
+        )
+
+
+class _PostgresIndex:
+    """The tsvector column page_sections.search: ts_rank, negated so that lower is better like
+    bm25, and ts_headline of a row's text."""
+
+    def __init__(self, found: list[Term]) -> None:
+        self.params: dict[str, str] = {}
+        self.source = page_sections
+        self.query = sa.func.to_tsquery(sa.literal_column("'english'::regconfig"), _tsquery(found))
+        vector: sa.ColumnElement[Any] = sa.literal_column("page_sections.search")
+        self.matches = vector.op("@@")(self.query)
+        self.score = -sa.func.ts_rank(vector, self.query)
+
+    def snippets(self, ids: list[int]) -> sa.Select[Any]:
+        headline = sa.func.ts_headline(
+            sa.literal_column("'english'::regconfig"),
+            sa.func.left(page_sections.c.text, 100000),
+            self.query,
+            "StartSel=[, StopSel=], MaxWords=16, MinWords=6",
+        )
+        return sa.select(page_sections.c.id, headline.label("snippet")).where(
+            page_sections.c.id.in_(ids)
+        )
+
+
+def _best_pages(
+    index: _SqliteIndex | _PostgresIndex, where: list[sa.ColumnElement[bool]], limit: int
+) -> sa.Select[Any]:
+    """The matching pages, best first, each with its best row (a section's before the title's)
+    and the id of its first section (for the snippet of a page only its title matched)."""
+    matched = (
+        sa.select(
+            page_sections.c.page_id,
+            page_sections.c.id,
+            page_sections.c.ordinal,
+            index.score.label("score"),
+        )
+        .select_from(index.source)
+        .where(index.matches)
+        .cte("matched")
+    )
+    by_page = matched.c.page_id
+    is_title = sa.case((matched.c.ordinal == TITLE_ORDINAL, 1), else_=0)
+    ranked = sa.select(
+        matched.c.page_id,
+        matched.c.id,
+        matched.c.ordinal,
+        sa.func.max(is_title).over(partition_by=by_page).label("titled"),
+        sa.func.min(matched.c.score).over(partition_by=by_page).label("best"),
+        sa.func.row_number()
+        .over(partition_by=by_page, order_by=(is_title, matched.c.score, matched.c.ordinal))
+        .label("nth"),
+    ).cte("ranked")
+    first = sa.alias(page_sections, "first_section")
+    first_id = (
+        sa.select(first.c.id)
+        .where(first.c.page_id == pages.c.id, first.c.ordinal != TITLE_ORDINAL)
+        .order_by(first.c.ordinal)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return (
+        sa.select(
+            pages.c.space,
+            pages.c.path,
+            pages.c.title,
+            pages.c.version,
+            ranked.c.id.label("row_id"),
+            ranked.c.ordinal,
+            page_sections.c.heading,
+            page_sections.c.anchor,
+            first_id.label("first_id"),
+        )
+        .select_from(
+            ranked.join(pages, pages.c.id == ranked.c.page_id).join(
+                page_sections, page_sections.c.id == ranked.c.id
+            )
+        )
+        .where(ranked.c.nth == 1, *where)
+        .order_by(ranked.c.titled.desc(), ranked.c.best, pages.c.id)
+        .limit(limit)
+    )
+
+
+def _snippets(
+    conn: Connection, index: _SqliteIndex | _PostgresIndex, best: Sequence[Any]
+) -> dict[int, str]:
+    """By row id: the matching words in context for each hit's section, and the opening words
+    of the first section of a page only its title matched."""
+    matched = [r.row_id for r in best if r.ordinal != TITLE_ORDINAL]
+    openings = [r.first_id for r in best if r.ordinal == TITLE_ORDINAL and r.first_id]
+    found: dict[int, str] = {}
+    if matched:
+        for row_id, snippet in conn.execute(index.snippets(matched), index.params):
+            found[row_id] = snippet or ""
+    if openings:
+        opening = sa.func.substr(page_sections.c.text, 1, 400)
+        rows = conn.execute(
+            sa.select(page_sections.c.id, opening).where(page_sections.c.id.in_(openings))
+        )
+        found.update((row_id, _opening(text)) for row_id, text in rows)
+    return found
+
+
+def _opening(text: str, words: int = 16) -> str:
+    kept = text.split()
+    return " ".join(kept[:words]) + ("…" if len(kept) > words else "")
+
+
+# How each engine says its full-text index cannot read a query: FTS5's syntax errors, and
+# to_tsquery's ("syntax error in tsquery", "no operand in tsquery", …).
+_UNREADABLE = re.compile(
+    r"^(fts5: |unterminated string|no such column|unknown special query)|tsquery"
+)
+
+
+def index_refused(error: sa.exc.DBAPIError) -> bool:
+    """Whether the database refused a search because its full-text index cannot read the
+    query, not for some other fault."""
+    return _UNREADABLE.search(str(error.orig)) is not None

@@ -137,6 +137,23 @@ revisions = sa.Table(
     ),
 )
 
+# The search index: a page's current title and sections, one row each (markdown/
+# search_sections.py says what a row is). The words are indexed beside this table: on SQLite
+# by the FTS5 table page_search over `heading` and `text`, kept in step by triggers; on
+# PostgreSQL by the generated tsvector column `search` and its GIN index (migration 0011).
+page_sections = sa.Table(
+    "page_sections",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("ordinal", sa.Integer, nullable=False),
+    sa.Column("heading", sa.Text),
+    sa.Column("anchor", sa.Text),
+    sa.Column("digest", sa.String(64), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Index("ix_page_sections_page_id", "page_id"),
+)
+
 tokens = sa.Table(
     "tokens",
     metadata,

@@ -1,0 +1,162 @@
+"""Migration 0011 makes the per-section search index from the pages already there, on SQLite
+and on PostgreSQL, the same rows a save makes; going back makes the whole-page index again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+
+from codna.markdown.search_sections import index_sections
+from codna.services import changes, members, search
+from codna.services.context import use_database
+from codna.storage.database import MIGRATIONS, Database
+from tests.conftest import drop_postgres, postgres_copy
+
+PAGES = 250  # more than one batch of the migration's
+_pages = sa.table(
+    "pages",
+    *(sa.column(c) for c in ("space", "path", "title", "body", "version", "created_at")),
+    *(sa.column(c) for c in ("created_by", "updated_by", "updated_at")),
+    sa.column("tags", sa.JSON),
+)
+_revisions = sa.table(
+    "revisions",
+    *(sa.column(c) for c in ("page_id", "version", "title", "body", "author_id", "summary")),
+    *(sa.column(c) for c in ("kind", "created_at")),
+    sa.column("tags", sa.JSON),
+)
+
+
+def body_of(n: int) -> str:
+    return (
+        f"Page {n} opens here.\n\n## Notes\n\nThe heron count is {n}.\n\n"
+        f"## Notes\n\nLater notes of page {n}: a {'bittern' if n % 2 else 'egret'}.\n"
+    )
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A database with no tables at all."""
+    if request.param == "sqlite":
+        db = Database(f"sqlite:///{tmp_path / 'old.db'}")
+        name = None
+    else:
+        db, name = postgres_copy(request.getfixturevalue("postgres_template"))
+        with db.engine.connect() as conn:
+            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+            conn.execute(sa.text("CREATE SCHEMA public"))
+            conn.commit()
+    use_database(db)
+    try:
+        yield db
+    finally:
+        use_database(None)
+        db.dispose()
+        if name:
+            drop_postgres(name)
+
+
+def downgrade(db: Database, revision: str) -> None:
+    with db.engine.connect() as conn:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)
+        conn.commit()
+
+
+def workspace_at_0010(db: Database) -> members.Member:
+    """Pages as they were before the index by section, written as 0010's services wrote them."""
+    db.migrate("0010")
+    admin = members.init_workspace(admin_email="ada@example.com", admin_password="correct horse")
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    with db.write() as conn:
+        for n in range(PAGES):
+            made = {"title": f"Survey {n}", "tags": ["birds"], "body": body_of(n)}
+            page_id = conn.execute(
+                _pages.insert()
+                .values(space="wiki", path=f"survey/{n}", version=1, created_at=at, **made)
+                .values(created_by=admin.id, updated_by=admin.id, updated_at=at)
+                .returning(sa.literal_column("id"))
+            ).scalar_one()
+            conn.execute(
+                _revisions.insert().values(
+                    page_id=page_id, version=1, author_id=admin.id, summary="Created", **made
+                ),
+                {"kind": "create", "created_at": at},
+            )
+    return admin
+
+
+def test_the_migration_indexes_every_existing_page_by_section(empty: Database) -> None:
+    admin = workspace_at_0010(empty)
+    empty.migrate("0011")
+    with empty.read() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT p.title, p.tags, p.body, s.ordinal, s.heading, s.anchor, s.digest, s.text "
+                "FROM page_sections s JOIN pages p ON p.id = s.page_id ORDER BY p.id, s.ordinal"
+            )
+        ).all()
+    assert len(rows) == PAGES * 4  # the title, the opening words and two sections
+    first = [row for row in rows if row.title == "Survey 7"]
+    tags = ["birds"]
+    made = index_sections("Survey 7", tags, body_of(7))
+    assert [(r.ordinal, r.heading, r.anchor, r.digest, r.text) for r in first] == [
+        (s.ordinal, s.heading, s.anchor, s.digest, s.text) for s in made
+    ]
+    empty.migrate()
+    hits = search.search(admin, query="bittern", limit=100)
+    assert len(hits) == 100 and {(h.section, h.anchor) for h in hits} == {("Notes", "notes-2")}
+    [hit] = search.search(admin, query='"heron count is 7"')
+    assert (hit.address, hit.section, hit.anchor) == ("wiki:survey/7", "Notes", "notes")
+    assert [h.address for h in search.search(admin, query='"survey 7"')] == ["wiki:survey/7"]
+
+
+def test_after_the_migration_a_save_replaces_only_the_section_it_changed(
+    empty: Database,
+) -> None:
+    admin = workspace_at_0010(empty)
+    empty.migrate()
+    ids = sa.text(
+        "SELECT s.id FROM page_sections s JOIN pages p ON p.id = s.page_id "
+        "WHERE p.path = 'survey/3' ORDER BY s.ordinal"
+    )
+    with empty.read() as conn:
+        before = conn.execute(ids).scalars().all()
+    edited = body_of(3).replace("a bittern", "a crane")
+    changes.write_page(admin, address="wiki:survey/3", body=edited, base_version=1)
+    with empty.read() as conn:
+        after = conn.execute(ids).scalars().all()
+    assert after[:3] == before[:3] and after[3] != before[3]
+    assert [h.address for h in search.search(admin, query="crane")] == ["wiki:survey/3"]
+
+
+def test_going_back_makes_the_whole_page_index_again(empty: Database) -> None:
+    workspace_at_0010(empty)
+    empty.migrate("0011")
+    downgrade(empty, "0010")
+    with empty.read() as conn:
+        if empty.dialect == "sqlite":
+            match = "SELECT count(*) FROM page_search WHERE page_search MATCH 'bittern'"
+            assert conn.execute(sa.text(match)).scalar() == PAGES // 2
+        else:
+            found = conn.execute(
+                sa.text(
+                    "SELECT count(*) FROM pages WHERE to_tsvector('english', title || ' ' || "
+                    "left(body, 500000)) @@ to_tsquery('english', 'bittern')"
+                )
+            )
+            assert found.scalar() == PAGES // 2
+            index = "SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_pages_search'"
+            assert conn.execute(sa.text(index)).scalar() == 1
+        assert not sa.inspect(conn).has_table("page_sections")
+    empty.migrate("0011")
+    with empty.read() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM page_sections")).scalar() == PAGES * 4
