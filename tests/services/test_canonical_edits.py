@@ -27,7 +27,14 @@ from codna.services.members import Member
 from codna.services.suggestion_checks import change_of
 from codna.storage.database import MIGRATIONS, Database
 from codna.storage.records import SuggestionRow
-from codna.storage.schema import automations, edit_suggestions, metadata, outbox, revisions
+from codna.storage.schema import (
+    automations,
+    edit_suggestions,
+    metadata,
+    outbox,
+    page_sections,
+    revisions,
+)
 from tests.conftest import drop_postgres, postgres_copy
 from tests.markdown.test_sections import generated_pages
 from tests.services.conftest import Team
@@ -269,10 +276,19 @@ def at_0007(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database
             conn.execute(sa.text("CREATE SCHEMA public"))
             conn.commit()
     db.migrate("0007")
-    # The services write each page's event to the outbox of a later migration (0009): its
-    # tables are made beside 0007's, and the test migrates to 0008 only.
+    # The services write each page's event to the outbox of a later migration (0009) and
+    # its sections to the search index of 0011: those tables are made beside 0007's, and the
+    # test migrates to 0008 only.
     with db.engine.begin() as conn:
-        metadata.create_all(conn, tables=[outbox, automations])
+        metadata.create_all(conn, tables=[outbox, automations, page_sections])
+        # And the services store revisions as 0012 does: its columns, beside 0007's.
+        for column in (
+            "delta TEXT",
+            "sha256 VARCHAR(64) NOT NULL DEFAULT ''",
+            "snapshot_version INTEGER NOT NULL DEFAULT 0",
+            "chain_chars INTEGER NOT NULL DEFAULT 0",
+        ):
+            conn.execute(sa.text(f"ALTER TABLE revisions ADD COLUMN {column}"))
     use_database(db)
     try:
         yield db

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 
 from codna.errors import InvalidEdit
+from codna.markdown.delta import Splice
 from codna.markdown.edits import (
     Append,
     DeleteSection,
@@ -69,13 +70,15 @@ class _Body:
     """The body being edited: in pieces (see pieces.py), and what section lookups learnt of it.
 
     Every change goes through `splice`, which keeps the two in step: once a section edit has
-    made the section finder, each change joins the pieces again for it to read.
+    made the section finder, each change joins the pieces again for it to read. It keeps the
+    splices too, in order: the delta a revision stores (delta.py).
     """
 
-    __slots__ = ("_finder", "_names", "_pieces")
+    __slots__ = ("_finder", "_names", "_pieces", "splices")
 
     def __init__(self, body: str, edits: Sequence[Edit]) -> None:
         self._pieces = PieceTable(body)
+        self.splices: list[Splice] = []
         self._names = [
             normalise_newlines(edit.heading)
             for edit in edits
@@ -137,7 +140,10 @@ class _Body:
 
     def splice(self, start: int, stop: int, new: str) -> None:
         """Replaces the body's `start:stop` with `new`."""
+        if start == stop and not new:
+            return
         self._pieces.splice(start, stop, new)
+        self.splices.append((start, stop, new))
         if self._finder is not None:
             self._finder.update(self._pieces.after_newline(), start, stop, len(new))
 
@@ -337,9 +343,21 @@ def apply_edits(body: str, edits: Sequence[Edit]) -> str:
     section_not_found, section_ambiguous with count, or empty_anchor) when an edit does not
     apply; TooLarge (limit=MAX_BODY_BYTES, field="body") when the result is too big.
     """
-    editing = _Body(normalise_newlines(body), edits)
+    return apply_edits_with_splices(body, edits)[0]
+
+
+def apply_edits_with_splices(body: str, edits: Sequence[Edit]) -> tuple[str, list[Splice]]:
+    """The body after the edits, as apply_edits makes it, and the splices that made it of
+    `body`, in order, each over the text the ones before it left (delta.py's form).
+
+    Raises as apply_edits does.
+    """
+    normalised = normalise_newlines(body)
+    editing = _Body(normalised, edits)
     for index, edit in enumerate(edits):
         _apply(editing, edit, index)
     result = editing.whole()
     check_body(result)
-    return result
+    if normalised is not body:  # the edits' offsets are those of the text with its newlines
+        return result, [(0, len(body), result)] if result != body else []
+    return result, editing.splices

@@ -4,12 +4,13 @@ all or none as one revision (SPEC 2). Accepting a suggestion or a link applies a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Connection
 
 from codna.errors import Conflict, InvalidRequest
-from codna.markdown.apply import apply_edits
+from codna.markdown.apply import apply_edits_with_splices
+from codna.markdown.delta import Splice
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import Edit, edits_to_wire, parse_edits
 from codna.markdown.limits import check_body, normalise_newlines
@@ -34,11 +35,13 @@ class Change:
 
 @dataclass(frozen=True)
 class Applied:
-    """A page's title, tags and body once a change is applied."""
+    """A page's title, tags and body once a change is applied; `splices`, when the edit engine
+    applied it, are those it made of the page's body (the revision's delta)."""
 
     title: str
     tags: tuple[str, ...]
     body: str
+    splices: tuple[Splice, ...] | None = field(default=None, compare=False)
 
     def same_as(self, page: PageRow) -> bool:
         return (self.body, self.title, self.tags) == (page.body, page.title, page.tags)
@@ -79,11 +82,13 @@ def check_change(
 
 def apply_change(page: PageRow, change: Change) -> Applied:
     """The page's title, tags and body after the change. Raises InvalidEdit, TooLarge."""
-    body = apply_edits(page.body, change.edits) if change.edits else page.body
+    body, splices = page.body, list[Splice]()
+    if change.edits:
+        body, splices = apply_edits_with_splices(page.body, change.edits)
     check_body(body)
     tags = [t for t in page.tags if t not in change.tags_remove]
     tags += [t for t in change.tags_add if t not in tags]
-    return Applied(title=change.title or page.title, tags=tuple(tags), body=body)
+    return Applied(change.title or page.title, tuple(tags), body, tuple(splices))
 
 
 def page_diff(page: PageRow, body: str, *, new_label: str | None = None) -> str:
@@ -116,6 +121,7 @@ def save_change(
         body=after.body,
         summary=summary,
         kind=kind,
+        splices=after.splices,
     )
 
 

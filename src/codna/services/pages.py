@@ -29,7 +29,7 @@ from codna.services.limits import PAGES, READ_MANY, check_limit, check_offset
 from codna.services.members import Member
 from codna.services.nearest import listing_address, not_found, trash_clause
 from codna.services.outlines import Outline, outline_of
-from codna.services.revisions import RevisionKind, check_summary, revision_row
+from codna.services.revisions import RevisionKind, check_summary, revision_row, snapshot
 from codna.storage.records import PageRow
 from codna.storage.schema import edit_suggestions, members, pages, revisions
 
@@ -223,8 +223,8 @@ def insert_page(
     if taken:
         raise Duplicate(f"A page {where} already exists.", address=str(where))
     at = now()
-    first = {"title": title, "tags": list(tags), "body": body}
-    inserted = PageRow.of(
+    first = {"title": title, "tags": list(tags)}
+    made = (
         conn.execute(
             pages.insert()
             .values(
@@ -235,13 +235,15 @@ def insert_page(
                 created_at=at,
                 updated_by=actor.id,
                 updated_at=at,
+                body=body,
                 **first,
             )
-            .returning(*pages.c)
+            .returning(*(c for c in pages.c if c.name != "body"))  # the body is here already
         )
         .mappings()
         .one()
     )
+    inserted = PageRow.of({**made, "body": body})
     page_id = inserted.id
     conn.execute(
         revisions.insert().values(
@@ -252,6 +254,7 @@ def insert_page(
             kind=kind,
             created_at=at,
             **first,
+            **snapshot(1, body),
         )
     )
     search.index_page(conn, page_id, title=title, tags=list(tags), body=body)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Literal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import Conflict, NotFound
+from codna.markdown import delta
+from codna.markdown.delta import Splice
 from codna.markdown.limits import (
     MAX_SUMMARY_CHARS,
     check_chars,
@@ -24,7 +26,7 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.limits import is_id
 from codna.services.members import Member, names
-from codna.storage.records import PageRow, RevisionRow
+from codna.storage.records import PageRow, RevisionRow, StoredVersion
 from codna.storage.schema import agent_responsibles, members, pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
@@ -58,12 +60,49 @@ def check_summary(summary: str | None) -> str | None:
     return summary or None
 
 
-# Built once: the page's compare-and-set (its SET from the values given) and the revision.
+class DamagedRevision(Exception):
+    """A stored version does not rebuild to its SHA-256: its text is not given out, wrong."""
+
+    def __init__(self, address: str, version: int, reason: str) -> None:
+        super().__init__(f"Version {version} of {address} is damaged: {reason}.")
+        self.address, self.version, self.reason = address, version, reason
+
+
+_previous = revisions.alias("previous")
+
+
+def _of_previous(column: str) -> sa.Label[int]:
+    """A column of the page's revision at the version the caller read, for RETURNING (by the
+    parameters: SQLite's RETURNING names no table, so a correlated `pages.id` would be read as
+    the revision's own id)."""
+    return (
+        sa.select(_previous.c[column])
+        .where(
+            _previous.c.page_id == sa.bindparam("page_id"),
+            _previous.c.version == sa.bindparam("read_version"),
+        )
+        .scalar_subquery()
+        .label(f"previous_{column}")
+    )
+
+
+# Built once: the page's compare-and-set (its SET from the values given). It answers the page
+# without its body, which the caller has, and how the version before is stored, which decides
+# how this one is: one statement, where a read of the revision would be one more.
 _SAVE_PAGE = (
     pages.update()
     .where(pages.c.id == sa.bindparam("page_id"), pages.c.version == sa.bindparam("read_version"))
-    .returning(*pages.c)
+    .returning(
+        *(c for c in pages.c if c.name != "body"),
+        _of_previous("snapshot_version"),
+        _of_previous("chain_chars"),
+    )
 )
+
+
+def snapshot(version: int, body: str) -> dict[str, object]:
+    """The columns that store a version's text whole (a page's first)."""
+    return delta.store(version, body).columns()
 
 
 def save_revision(
@@ -76,16 +115,22 @@ def save_revision(
     body: str,
     summary: str,
     kind: RevisionKind,
+    splices: Sequence[Splice] | None = None,
 ) -> PageRow:
     """Write the next version of a locked page row, its revision and its `document.changed`
     event; returns the page's row as saved.
+
+    `splices`, when the edit engine made the change, are those it made of the page's body
+    (apply_edits_with_splices): the revision's delta, with no diff to work out.
 
     The update is a compare-and-set on the version the caller read, so a writer that did not
     lock the row cannot slip a lost update through. Raises Conflict if the page moved on.
     """
     version = page.version + 1
     at = now()
-    values = {"title": title, "tags": list(tags), "body": body}
+    values: dict[str, object] = {"title": title, "tags": list(tags)}
+    if body != page.body:  # the body only when it changed: a new title rewrites no text
+        values["body"] = body
     changed = {"version": version, "updated_by": actor.id, "updated_at": at, **values}
     where = {"page_id": page.id, "read_version": page.version}
     updated = conn.execute(_SAVE_PAGE, {**where, **changed}).mappings().first()
@@ -94,8 +139,20 @@ def save_revision(
             "The page changed while this was being saved; read it again and retry.",
             current_version=page.version + 1,
         )
+    before = None
+    if updated["previous_snapshot_version"]:  # else the version before is not a chain's
+        before = delta.Before(
+            page.version,
+            page.body,
+            updated["previous_snapshot_version"],
+            updated["previous_chain_chars"],
+        )
+    text = delta.store(version, body, before=before, splices=splices).columns()
     made = {"page_id": page.id, "version": version, "author_id": actor.id, "created_at": at}
-    conn.execute(revisions.insert(), {**made, "summary": summary, "kind": kind, **values})
+    conn.execute(
+        revisions.insert(),
+        {**made, "summary": summary, "kind": kind, "title": title, "tags": list(tags), **text},
+    )
     search.index_page(conn, page.id, title=title, tags=list(tags), body=body)
     outbox.record(
         conn,
@@ -106,22 +163,62 @@ def save_revision(
         version=version,
         author_id=actor.id,
     )
-    return PageRow.of(updated)
+    return PageRow.of({**updated, "body": body})
 
 
-_REVISION = sa.select(revisions).where(
-    revisions.c.page_id == sa.bindparam("page_id"), revisions.c.version == sa.bindparam("version")
+_target = revisions.alias("target")
+# The versions one is rebuilt from, in order: its snapshot, the deltas after it, and itself.
+_CHAIN = (
+    sa.select(revisions)
+    .where(
+        revisions.c.page_id == sa.bindparam("page_id"),
+        revisions.c.version <= sa.bindparam("version"),
+        revisions.c.version
+        >= sa.select(_target.c.snapshot_version)
+        .where(
+            _target.c.page_id == sa.bindparam("page_id"),
+            _target.c.version == sa.bindparam("version"),
+        )
+        .scalar_subquery(),
+    )
+    .order_by(revisions.c.version)
 )
 
 
+def rebuilt(chain: Sequence[StoredVersion], address: str) -> str:
+    """The text of the last version of `chain` (its snapshot first, then each delta after it),
+    checked against its SHA-256. Raises DamagedRevision."""
+    last = chain[-1]
+    base: str | None = None
+    deltas: list[list[Splice]] = []
+    try:
+        for link in chain:
+            if link.delta is None:
+                base, deltas = link.body, []
+            else:
+                deltas.append(delta.decode(link.delta))
+        if base is None:
+            raise DamagedRevision(address, last.version, "no whole version to rebuild it from")
+        text = delta.rebuild(base, deltas)
+    except delta.DeltaError as error:
+        raise DamagedRevision(address, last.version, str(error)) from None
+    if delta.digest(text) != last.sha256:
+        raise DamagedRevision(address, last.version, "its text does not match its SHA-256")
+    return text
+
+
 def revision_row(conn: Connection, page_id: int, version: int, address: str) -> RevisionRow:
-    """One version of a page. Raises NotFound (no such version)."""
-    found = None
+    """One version of a page, its text rebuilt and checked (one statement).
+
+    Raises NotFound (no such version), DamagedRevision (it does not rebuild to its hash).
+    """
+    rows: Sequence[RowMapping] = ()
     if is_id(version):
-        found = conn.execute(_REVISION, {"page_id": page_id, "version": version}).mappings().first()
-    if found is None:
+        rows = conn.execute(_CHAIN, {"page_id": page_id, "version": version}).mappings().all()
+    if not rows or rows[-1]["version"] != version:
         raise NotFound(f"{address} has no version {version}.", field="version")
-    return RevisionRow.of(found)
+    text = rebuilt([StoredVersion.of(r) for r in rows], address)
+    return RevisionRow.of({**rows[-1], "body": text})
 
 
 def _responsible(conn: Connection, author_ids: set[int]) -> dict[int, tuple[str, ...]]:
@@ -161,6 +258,10 @@ def _revision(
     )
 
 
+# What a history lists of each revision: all of RevisionRow but the text.
+_LISTED = {f.name for f in fields(RevisionRow)} - {"body"}
+
+
 def history(actor: Member, *, address: str) -> list[Revision]:
     """A page's revisions, newest first, without bodies. Raises NotFound."""
     where = parse_address(address, want="page")
@@ -169,7 +270,7 @@ def history(actor: Member, *, address: str) -> list[Revision]:
         rows = (
             conn.execute(
                 sa.select(
-                    *(c for c in revisions.c if c.name != "body"), sa.literal("").label("body")
+                    *(c for c in revisions.c if c.name in _LISTED), sa.literal("").label("body")
                 )
                 .where(revisions.c.page_id == page.id)
                 .order_by(revisions.c.version.desc())

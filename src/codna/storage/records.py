@@ -70,6 +70,19 @@ class RevisionRow(_Record):
 
 
 @dataclass(frozen=True)
+class StoredVersion(_Record):
+    """How one version's text is stored: whole (`delta` None) or as a delta against the
+    version before it, and the hash it must rebuild to (schema.py, revisions)."""
+
+    version: int
+    body: str
+    delta: str | None
+    sha256: str
+    snapshot_version: int
+    chain_chars: int
+
+
+@dataclass(frozen=True)
 class Decided(_Record):
     """What suggested changes and suggested links hold alike: who suggested what on which
     page, and what became of it."""

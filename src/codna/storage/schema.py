@@ -117,6 +117,14 @@ pages = sa.Table(
     sa.CheckConstraint("space IN ('wiki', 'raw', 'output')", name="space"),
 )
 
+# A version's text is kept whole (a snapshot: `body`, `delta` NULL) or as a delta against the
+# version before it (`delta`, the splices of markdown/delta.py, and `body` empty), with a
+# snapshot whenever the deltas since the last one would add up to more than the body
+# (delta.snapshot_due). `snapshot_version` is the snapshot a version is rebuilt from (its own
+# for a snapshot), `chain_chars` the characters of the deltas from there to it; `sha256` the
+# hash of its text, checked whenever it is rebuilt (empty only on a row migration 0012 has not
+# converted yet). The page's row holds its latest text, so the latest version is never rebuilt
+# to be read.
 revisions = sa.Table(
     "revisions",
     metadata,
@@ -130,6 +138,10 @@ revisions = sa.Table(
     sa.Column("summary", sa.String(1000), nullable=False),
     sa.Column("kind", sa.String(20), nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("delta", sa.Text),
+    sa.Column("sha256", sa.String(64), nullable=False, server_default=""),
+    sa.Column("snapshot_version", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("chain_chars", sa.Integer, nullable=False, server_default="0"),
     sa.UniqueConstraint("page_id", "version"),
     sa.CheckConstraint(
         "kind IN ('create', 'edit', 'revert', 'accept_suggestion', 'accept_link', 'import')",

@@ -1,0 +1,187 @@
+"""Migration 0012, on SQLite and PostgreSQL: revisions saved whole are converted to deltas in
+batches, each checked against its hash before its full copy goes; stopped halfway, it is run
+again and converts the rest; taken back, every version is whole again."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.operations import Operations
+
+from codna.markdown import delta
+from codna.markdown.edits import parse_edits
+from codna.services import changes, pages, reverts, revisions
+from codna.storage.database import MIGRATIONS, Database
+from codna.storage.schema import revisions as revisions_table
+from tests.services.conftest import Team
+
+ADDRESSES = ("wiki:m/one", "wiki:m/two", "wiki:m/big")
+
+
+def load_migration() -> ModuleType:
+    path = MIGRATIONS / "versions" / "0012_revisions_as_deltas.py"
+    spec = importlib.util.spec_from_file_location("revisions_as_deltas", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def downgrade(db: Database, revision: str) -> None:
+    with db.engine.connect() as conn:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)
+        conn.commit()
+
+
+def at_version(db: Database) -> str:
+    with db.read() as conn:
+        found: str = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar_one()
+        return found
+
+
+def columns(db: Database) -> set[str]:
+    return {c["name"] for c in sa.inspect(db.engine).get_columns("revisions")}
+
+
+def rows(db: Database) -> list[Any]:
+    with db.read() as conn:
+        return list(
+            conn.execute(
+                sa.text(
+                    "SELECT * FROM revisions ORDER BY page_id, version"  # whatever columns
+                )
+            ).mappings()
+        )
+
+
+def saved_versions(team: Team) -> dict[tuple[str, int], str]:
+    """Pages with versions made every way there is, through the services; each version's
+    text as it was saved."""
+    saved: dict[tuple[str, int], str] = {}
+    big = "".join(f"## Part {n}\n\nParagraph {n} says a thing.\n\n" for n in range(5000))
+    firsts = ("# One\n\nFirst.\n", "# Two\n\nSecond.\n", big)
+    for address, body in zip(ADDRESSES, firsts, strict=True):
+        page = pages.create_page(team.writer, address=address, title="M", body=body)
+        saved[address, 1] = page.body
+        for n in range(5):
+            done = changes.edit_page(
+                team.writer,
+                address=address,
+                edits=parse_edits([{"op": "append", "text": f"Paragraph {n} added."}]),
+            )
+            saved[address, done.page.version] = done.page.body
+        done = reverts.revert_revision(team.writer, address=address, version=6)
+        saved[address, done.page.version] = done.page.body
+        done = reverts.restore_version(team.writer, address=address, version=2)
+        saved[address, done.page.version] = done.page.body
+    return saved
+
+
+def read_back(team: Team) -> dict[tuple[str, int], str]:
+    found = {}
+    for address in ADDRESSES:
+        for listed in revisions.history(team.reader, address=address):
+            read = revisions.read_revision(team.reader, address=address, version=listed.version)
+            assert read.body is not None
+            found[address, listed.version] = read.body
+    return found
+
+
+@pytest.fixture
+def migration() -> ModuleType:
+    return load_migration()
+
+
+@pytest.fixture
+def whole(db: Database, team: Team) -> Iterator[dict[tuple[str, int], str]]:
+    """The workspace as it was before 0012: each version saved whole, no hash."""
+    saved = saved_versions(team)
+    downgrade(db, "0011")
+    assert at_version(db) == "0011"
+    assert not columns(db) & {"delta", "sha256", "snapshot_version", "chain_chars"}
+    texts = {(r["page_id"], r["version"]): r["body"] for r in rows(db)}
+    assert sorted(texts.values()) == sorted(saved.values())  # taken back: whole again
+    yield saved
+
+
+def test_the_migration_stopped_after_some_batches_and_run_again_converts_every_version(
+    db: Database, team: Team, whole: dict[tuple[str, int], str], migration: ModuleType
+) -> None:
+    with db.engine.connect() as conn:
+        migration.add_columns(Operations(MigrationContext.configure(conn)), conn)
+        conn.commit()
+        assert migration.convert(conn, batch=4, batches=2) == 8  # stopped here
+    assert at_version(db) == "0011"
+    converted = [r for r in rows(db) if r["sha256"]]
+    assert len(converted) == 8 and len(rows(db)) == 24
+    assert all(r["sha256"] == delta.digest(whole[ADDRESSES[0], r["version"]]) for r in converted)
+
+    db.migrate()  # run again: the columns are there, the eight converted are skipped
+    assert at_version(db) == "0012"
+    assert all(r["sha256"] for r in rows(db))
+    assert read_back(team) == whole
+    big = [r for r in rows(db) if len(r["body"]) > 100_000]
+    assert len(big) == 1  # the big page's first version; every later one a small delta
+    assert max(len(r["delta"] or "") for r in rows(db) if r["delta"]) < 200
+
+
+def test_a_batch_cut_off_halfway_is_rolled_back_and_converted_on_the_next_run(
+    db: Database,
+    team: Team,
+    whole: dict[tuple[str, int], str],
+    migration: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stored = migration.delta.store
+    calls = iter(range(1000))
+
+    def stopping(*args: Any, **kwargs: Any) -> delta.Stored:
+        if next(calls) == 13:  # the second row of the fourth batch of four
+            raise KeyboardInterrupt
+        return stored(*args, **kwargs)
+
+    monkeypatch.setattr(migration.delta, "store", stopping)
+    with db.engine.connect() as conn:
+        migration.add_columns(Operations(MigrationContext.configure(conn)), conn)
+        conn.commit()
+        with pytest.raises(KeyboardInterrupt):
+            migration.convert(conn, batch=4)
+        conn.rollback()
+    assert len([r for r in rows(db) if r["sha256"]]) == 12  # three whole batches
+    monkeypatch.setattr(migration.delta, "store", stored)
+    with db.engine.connect() as conn:
+        assert migration.convert(conn, batch=4) == 12
+    assert read_back(team) == whole
+
+
+def test_a_converted_version_that_no_longer_rebuilds_stops_the_migration_dropping_nothing(
+    db: Database, team: Team, whole: dict[tuple[str, int], str], migration: ModuleType
+) -> None:
+    with db.engine.connect() as conn:
+        migration.add_columns(Operations(MigrationContext.configure(conn)), conn)
+        conn.commit()
+        migration.convert(conn, batch=2, batches=1)  # the first page's versions 1 and 2
+        [second] = [r for r in rows(db) if r["sha256"] and r["version"] == 2]
+        assert second["delta"] is not None
+        conn.execute(
+            revisions_table.update()
+            .where(revisions_table.c.id == second["id"])
+            .values(delta='[[0,0,"Damaged. "]]')
+        )
+        conn.commit()
+        with pytest.raises(RuntimeError, match=r"Version 2 of page \d+ does not rebuild"):
+            migration.convert(conn, batch=3)
+        conn.rollback()
+    left = [r for r in rows(db) if not r["sha256"]]
+    assert len(left) == 22 and all(r["body"] for r in left)  # every other copy kept whole
