@@ -1,6 +1,7 @@
 """Migration 0012, on SQLite and PostgreSQL: revisions saved whole are converted to deltas in
 batches, each checked against its hash before its full copy goes; stopped halfway, it is run
-again and converts the rest; taken back, every version is whole again."""
+again and converts the rest; taken back, every version is whole again. And 0013: texts
+compressed with lz4 on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
+from alembic.script import ScriptDirectory
 
 from codna.markdown import delta
 from codna.markdown.edits import parse_edits
@@ -24,6 +26,7 @@ from codna.storage.schema import revisions as revisions_table
 from tests.services.conftest import Team
 
 ADDRESSES = ("wiki:m/one", "wiki:m/two", "wiki:m/big")
+HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 
 
 def load_migration() -> ModuleType:
@@ -128,7 +131,7 @@ def test_the_migration_stopped_after_some_batches_and_run_again_converts_every_v
     assert all(r["sha256"] == delta.digest(whole[ADDRESSES[0], r["version"]]) for r in converted)
 
     db.migrate()  # run again: the columns are there, the eight converted are skipped
-    assert at_version(db) == "0012"
+    assert at_version(db) == HEAD
     assert all(r["sha256"] for r in rows(db))
     assert read_back(team) == whole
     big = [r for r in rows(db) if len(r["body"]) > 100_000]
@@ -185,3 +188,16 @@ def test_a_converted_version_that_no_longer_rebuilds_stops_the_migration_droppin
         conn.rollback()
     left = [r for r in rows(db) if not r["sha256"]]
     assert len(left) == 22 and all(r["body"] for r in left)  # every other copy kept whole
+
+
+def test_on_postgresql_page_texts_are_compressed_with_lz4(db: Database) -> None:
+    if db.is_sqlite:
+        pytest.skip("SQLite has no compression setting")
+    with db.read() as conn:
+        methods = conn.execute(
+            sa.text(
+                "SELECT attrelid::regclass::text, attcompression FROM pg_attribute "
+                "WHERE attname = 'body' AND attrelid IN ('pages'::regclass, 'revisions'::regclass)"
+            )
+        ).all()
+    assert sorted(methods) == [("pages", "l"), ("revisions", "l")]

@@ -83,9 +83,10 @@ def check_change(
 def apply_change(page: PageRow, change: Change) -> Applied:
     """The page's title, tags and body after the change. Raises InvalidEdit, TooLarge."""
     body, splices = page.body, list[Splice]()
-    if change.edits:
+    if change.edits:  # the engine checks the body it makes: one scan of a 1 MB page, not two
         body, splices = apply_edits_with_splices(page.body, change.edits)
-    check_body(body)
+    else:
+        check_body(body)
     tags = [t for t in page.tags if t not in change.tags_remove]
     tags += [t for t in change.tags_add if t not in tags]
     return Applied(change.title or page.title, tuple(tags), body, tuple(splices))

@@ -99,9 +99,16 @@ _ABOUT_PAGE = sa.select(
     *_about(sa.bindparam("id"), sa.bindparam("created_by"), sa.bindparam("updated_by"))
 )
 _PAGES_WITH_ABOUT = sa.select(pages, *_about(pages.c.id, pages.c.created_by, pages.c.updated_by))
-_PAGE_TO_READ = _PAGES_WITH_ABOUT.where(
-    pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path")
-)
+_AT_ADDRESS = sa.and_(pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path"))
+_PAGE_TO_READ = _PAGES_WITH_ABOUT.where(_AT_ADDRESS)
+# The same for a version asked for by number: the page's text only if that is its latest
+# version (neither database reads a text the statement does not use), else the old version's
+# comes from its revision.
+_PAGE_AT_VERSION = sa.select(
+    *(c for c in pages.c if c.name != "body"),
+    sa.case((pages.c.version == sa.bindparam("version"), pages.c.body), else_="").label("body"),
+    *_about(pages.c.id, pages.c.created_by, pages.c.updated_by),
+).where(_AT_ADDRESS)
 
 
 def page_view(conn: Connection, row: PageRow, mine: Rights) -> Page:
@@ -283,7 +290,10 @@ def read_page(actor: Member, *, address: str, version: int | None = None) -> Pag
 
 def _read_page(conn: Connection, actor: Member, where: Address, version: int | None) -> Page:
     params = {"space": where.space, "path": where.path}
-    found = conn.execute(_PAGE_TO_READ, params).mappings().first()
+    if version is None:
+        found = conn.execute(_PAGE_TO_READ, params).mappings().first()
+    else:
+        found = conn.execute(_PAGE_AT_VERSION, {**params, "version": version}).mappings().first()
     row = PageRow.of(found) if found else None
     try:
         row, mine = authorise(conn, actor, where, row)

@@ -20,13 +20,13 @@ from codna.markdown.limits import (
     normalise_newlines,
 )
 from codna.services import outbox, search
-from codna.services.access import access_page
-from codna.services.addresses import parse_address
+from codna.services.access import authorise
+from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.limits import is_id
 from codna.services.members import Member, names
-from codna.storage.records import PageRow, RevisionRow, StoredVersion
+from codna.storage.records import PageHead, PageRow, RevisionRow, StoredVersion
 from codna.storage.schema import agent_responsibles, members, pages, revisions
 
 RevisionKind = Literal["create", "edit", "revert", "accept_suggestion", "accept_link", "import"]
@@ -260,13 +260,24 @@ def _revision(
 
 # What a history lists of each revision: all of RevisionRow but the text.
 _LISTED = {f.name for f in fields(RevisionRow)} - {"body"}
+# A page's row without its text, which reading its revisions never needs.
+_HEAD_AT = sa.select(*(pages.c[f.name] for f in fields(PageHead))).where(
+    pages.c.space == sa.bindparam("space"), pages.c.path == sa.bindparam("path")
+)
+
+
+def _access_head(conn: Connection, actor: Member, where: Address) -> PageHead:
+    """The page at `where`, without its text, once the actor may read it. Raises NotFound."""
+    found = conn.execute(_HEAD_AT, {"space": where.space, "path": where.path}).mappings().first()
+    head, _ = authorise(conn, actor, where, PageHead.of(found) if found else None)
+    return head
 
 
 def history(actor: Member, *, address: str) -> list[Revision]:
     """A page's revisions, newest first, without bodies. Raises NotFound."""
     where = parse_address(address, want="page")
     with database().read() as conn:
-        page, _ = access_page(conn, actor, where)
+        page = _access_head(conn, actor, where)
         rows = (
             conn.execute(
                 sa.select(
@@ -297,7 +308,7 @@ def read_revision(actor: Member, *, address: str, version: int) -> Revision:
     """One revision of a page, with its body. Raises NotFound."""
     where = parse_address(address, want="page")
     with database().read() as conn:
-        page, _ = access_page(conn, actor, where)
+        page = _access_head(conn, actor, where)
         row = revision_row(conn, page.id, version, str(where))
         author = names(conn, {row.author_id}).get(row.author_id, "?")
         responsible = _responsible(conn, {row.author_id}).get(row.author_id, ())
