@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
@@ -212,16 +213,48 @@ def search(
     ]
 
 
+# A title row sorts after every section row of its page, so that a hit names a section
+# wherever one matches; scores are far smaller than this.
+_TITLE_LAST = 1e9
+# FTS5's rows matching the query, with their page and ordinal read through the narrow index
+# ix_page_sections_search rather than the rows themselves, which hold the sections' text.
+_SQLITE_MATCHED = (
+    "SELECT s.page_id, s.id, s.ordinal, bm25(page_search, 4.0, 1.0) AS score "
+    "FROM page_search JOIN page_sections AS s INDEXED BY ix_page_sections_search "
+    "ON s.id = page_search.rowid WHERE page_search MATCH :match"
+)
+
+
+def _sort_key(matched: Any) -> sa.ColumnElement[float]:
+    """A row's place within its page: sections by score, the title row after them."""
+    is_title = matched.c.ordinal == TITLE_ORDINAL
+    key: sa.ColumnElement[float] = sa.case((is_title, _TITLE_LAST), else_=0.0) + matched.c.score
+    return key
+
+
 class _SqliteIndex:
     """FTS5's table page_search: bm25 (lower is better), the heading weighing four times the
     text, and its snippet of a row's text."""
 
     def __init__(self, found: list[Term]) -> None:
         self.params = {"match": _fts5(found)}
-        fts = sa.table("page_search", sa.column("rowid"))
-        self.source = fts.join(page_sections, page_sections.c.id == fts.c.rowid)
-        self.matches: sa.ColumnElement[Any] | sa.TextClause = sa.text("page_search MATCH :match")
-        self.score: sa.ColumnElement[Any] = sa.literal_column("bm25(page_search, 4.0, 1.0)")
+
+    def best_rows(self) -> sa.Select[Any]:
+        matched = (
+            sa.text(_SQLITE_MATCHED)
+            .columns(page_id=sa.Integer, id=sa.Integer, ordinal=sa.Integer, score=sa.Float)
+            .cte("matched")
+            .prefix_with("MATERIALIZED")  # bm25 is computed in the full-text query itself
+        )
+        # With one min(), SQLite gives the other bare columns from the row it found.
+        titled = sa.func.total(sa.case((matched.c.ordinal == TITLE_ORDINAL, 1), else_=0)) > 0
+        return sa.select(
+            matched.c.page_id,
+            matched.c.id,
+            matched.c.ordinal,
+            titled.label("titled"),
+            sa.func.min(_sort_key(matched)).label("best"),
+        ).group_by(matched.c.page_id)
 
     def snippets(self, ids: list[int]) -> sa.Select[Any]:
         snippet: sa.ColumnElement[Any] = sa.literal_column(
@@ -231,7 +264,7 @@ class _SqliteIndex:
         return (
             sa.select(rowid.label("id"), snippet.label("snippet"))
             .select_from(sa.table("page_search"))
-            .where(self.matches, rowid.in_(ids))
+            .where(sa.text("page_search MATCH :match"), rowid.in_(ids))
         )
 
 
@@ -241,11 +274,30 @@ class _PostgresIndex:
 
     def __init__(self, found: list[Term]) -> None:
         self.params: dict[str, str] = {}
-        self.source = page_sections
         self.query = sa.func.to_tsquery(sa.literal_column("'english'::regconfig"), _tsquery(found))
+
+    def best_rows(self) -> sa.Select[Any]:
         vector: sa.ColumnElement[Any] = sa.literal_column("page_sections.search")
-        self.matches = vector.op("@@")(self.query)
-        self.score = -sa.func.ts_rank(vector, self.query)
+        matched = (
+            sa.select(
+                page_sections.c.page_id,
+                page_sections.c.id,
+                page_sections.c.ordinal,
+                (-sa.func.ts_rank(vector, self.query)).label("score"),
+            )
+            .where(vector.op("@@")(self.query))
+            .cte("matched")
+        )
+        by_page = matched.c.page_id
+        titled = sa.func.bool_or(matched.c.ordinal == TITLE_ORDINAL).over(partition_by=by_page)
+        key = _sort_key(matched)
+        return (
+            sa.select(
+                by_page, matched.c.id, matched.c.ordinal, titled.label("titled"), key.label("best")
+            )
+            .ext(distinct_on(by_page))
+            .order_by(by_page, key, matched.c.ordinal)
+        )
 
     def snippets(self, ids: list[int]) -> sa.Select[Any]:
         headline = sa.func.ts_headline(
@@ -262,31 +314,10 @@ class _PostgresIndex:
 def _best_pages(
     index: _SqliteIndex | _PostgresIndex, where: list[sa.ColumnElement[bool]], limit: int
 ) -> sa.Select[Any]:
-    """The matching pages, best first, each with its best row (a section's before the title's)
-    and the id of its first section (for the snippet of a page only its title matched)."""
-    matched = (
-        sa.select(
-            page_sections.c.page_id,
-            page_sections.c.id,
-            page_sections.c.ordinal,
-            index.score.label("score"),
-        )
-        .select_from(index.source)
-        .where(index.matches)
-        .cte("matched")
-    )
-    by_page = matched.c.page_id
-    is_title = sa.case((matched.c.ordinal == TITLE_ORDINAL, 1), else_=0)
-    ranked = sa.select(
-        matched.c.page_id,
-        matched.c.id,
-        matched.c.ordinal,
-        sa.func.max(is_title).over(partition_by=by_page).label("titled"),
-        sa.func.min(matched.c.score).over(partition_by=by_page).label("best"),
-        sa.func.row_number()
-        .over(partition_by=by_page, order_by=(is_title, matched.c.score, matched.c.ordinal))
-        .label("nth"),
-    ).cte("ranked")
+    """The matching pages the filters keep, best first (those whose title matches, then by
+    their best row's score), each with its best row (a section's before the title's) and the
+    id of its first section (for the snippet of a page only its title matched)."""
+    best = index.best_rows().subquery("best")
     first = sa.alias(page_sections, "first_section")
     first_id = (
         sa.select(first.c.id)
@@ -301,19 +332,19 @@ def _best_pages(
             pages.c.path,
             pages.c.title,
             pages.c.version,
-            ranked.c.id.label("row_id"),
-            ranked.c.ordinal,
+            best.c.id.label("row_id"),
+            best.c.ordinal,
             page_sections.c.heading,
             page_sections.c.anchor,
             first_id.label("first_id"),
         )
         .select_from(
-            ranked.join(pages, pages.c.id == ranked.c.page_id).join(
-                page_sections, page_sections.c.id == ranked.c.id
+            best.join(pages, pages.c.id == best.c.page_id).join(
+                page_sections, page_sections.c.id == best.c.id
             )
         )
-        .where(ranked.c.nth == 1, *where)
-        .order_by(ranked.c.titled.desc(), ranked.c.best, pages.c.id)
+        .where(*where)
+        .order_by(best.c.titled.desc(), best.c.best, pages.c.id)
         .limit(limit)
     )
 

@@ -3,6 +3,7 @@ for the page's title and tags and one per section (markdown/search_sections.py),
 are indexed per row: on SQLite by a new FTS5 table page_search over the rows' heading and
 text (its content read from page_sections, kept in step by triggers), on PostgreSQL by a
 generated tsvector column with a GIN index, in place of the expression index over the page.
+Each engine's index that search reads beside the table is named ix_page_sections_search.
 The rows are made from every page's current title, tags and body, a batch of pages at a time.
 
 Like 0008, this migration uses CoDNA's text machinery (codna.markdown, pure text, no I/O): the
@@ -35,8 +36,10 @@ PG_SEARCH = (
     "setweight(to_tsvector('english'::regconfig, coalesce(heading, '')), 'A') || "
     "to_tsvector('english'::regconfig, left(text, 500000))"
 )
-# On SQLite: FTS5 reads the rows' words from page_sections; the triggers keep it in step.
+# On SQLite: FTS5 reads the rows' words from page_sections; the triggers keep it in step; a
+# search reads each matching row's page and ordinal through a narrow index, not the row.
 SQLITE_INDEX = [
+    "CREATE INDEX ix_page_sections_search ON page_sections (id, page_id, ordinal)",
     "CREATE VIRTUAL TABLE page_search USING fts5(heading, text, content='page_sections', "
     "content_rowid='id', tokenize='porter unicode61')",
     "CREATE TRIGGER page_sections_indexed AFTER INSERT ON page_sections BEGIN "
