@@ -25,7 +25,7 @@ from codna.services.access import Rights, access_page, authorise, create_refused
 from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.limits import PAGES, READ_MANY, check_limit, check_offset
+from codna.services.limits import PAGES, READ_MANY, check_limit, check_offset, is_id
 from codna.services.members import Member
 from codna.services.nearest import listing_address, not_found, trash_clause
 from codna.services.outlines import Outline, outline_of
@@ -293,7 +293,9 @@ def _read_page(conn: Connection, actor: Member, where: Address, version: int | N
     if version is None:
         found = conn.execute(_PAGE_TO_READ, params).mappings().first()
     else:
-        found = conn.execute(_PAGE_AT_VERSION, {**params, "version": version}).mappings().first()
+        # A version no row can have (0, 10**20) matches none, and is not found below.
+        at = version if is_id(version) else 0
+        found = conn.execute(_PAGE_AT_VERSION, {**params, "version": at}).mappings().first()
     row = PageRow.of(found) if found else None
     try:
         row, mine = authorise(conn, actor, where, row)
