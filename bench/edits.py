@@ -1,8 +1,17 @@
-"""How fast the edit engine, the diff and a save are on pages of 10 KB, 100 KB and 1 MB.
+"""How fast the edit engine, the diff and a save are on pages of 10 KB, 100 KB and 1 MB, and
+what a revision of a 1 MB page costs in time and storage.
 
 Each figure stands beside a floor measured in the same run: for the engine, finding the same
 anchors with `str.find`; for a save, inserting the same body with the bare driver (sqlite3,
-psycopg). Medians of repeated runs. Run: .venv/bin/python bench/edits.py [--postgres URL]
+psycopg). Medians of repeated runs.
+
+Then, on a 1 MB page, 1,000 one-paragraph edits one after another: the median save, the part
+of it spent in the search index (timed around search.index_page) and the rest; the bytes the
+database grows per revision (after a checkpoint, see storage.py) beside the size of a full
+copy; and reading version 1, and the version rebuilt from the longest chain of deltas, of that
+page with its 1,001 versions.
+
+Run: .venv/bin/python bench/edits.py [--postgres URL] [--revisions N]
 """
 
 from __future__ import annotations
@@ -20,12 +29,17 @@ from pathlib import Path
 import psycopg
 import sqlalchemy as sa
 
+from codna.markdown import delta
 from codna.markdown.apply import apply_edits
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import parse_edits
-from codna.services import changes, members, pages
+from codna.services import changes, members, pages, revisions
 from codna.services.context import use_database
 from codna.storage.database import Database
+from codna.storage.schema import pages as pages_table
+from codna.storage.schema import revisions as revisions_table
+from storage import IndexTime
+from storage import size as database_size
 
 SIZES = {"10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
 
@@ -120,7 +134,11 @@ def bench_engine(repeat: int) -> None:
 
 
 def bench_save(
-    name: str, database: Database, floor: Callable[[str], Callable[[], None]], repeat: int
+    name: str,
+    database: Database,
+    floor: Callable[[str], Callable[[], None]],
+    repeat: int,
+    revisions: int,
 ) -> None:
     use_database(database)
     admin = members.init_workspace(
@@ -128,14 +146,75 @@ def bench_save(
     )
     print(f"\nSave one edit on {name} (median ms)")
     print(f"{'page':>8} {'edit_page':>10} {'bare insert floor':>18} {'ratio':>6}")
-    for label, size in SIZES.items():
-        body = make_page(size)
-        address = f"wiki:bench-{size}"
+    for label, chars in SIZES.items():
+        body = make_page(chars)
+        address = f"wiki:bench-{chars}"
         pages.create_page(admin, address=address, title="Bench", body=body)
         ours = median_ms(partial(save_one_edit, admin, address, iter(range(10**9))), repeat)
         bare = median_ms(floor(body), repeat)
         print(f"{label:>8} {ours:10.3f} {bare:18.3f} {ours / bare:6.1f}")
+    bench_big_page(name, database, admin, repeat, revisions)
     database.dispose()
+
+
+def bench_big_page(
+    name: str, database: Database, admin: members.Member, repeat: int, count: int
+) -> None:
+    """`count` one-paragraph edits of a 1 MB page: their time, the search index's part of
+    it, the storage they take; then reading its old versions."""
+    body = make_page(1_000_000)
+    address = "wiki:bench-revisions"
+    pages.create_page(admin, address=address, title="Bench", body=body)
+    sections = sections_in(body)
+    index = IndexTime()
+    saves: list[float] = []
+    indexing: list[float] = []
+    before = database_size(database)
+    with index.measuring():
+        for k in range(count):
+            n = k * 37 % sections  # one paragraph each time, spread over the page
+            edits = [
+                {"op": "replace", "old": f"Paragraph {n}a says", "new": f"Paragraph {n}a said"}
+            ]
+            started = time.perf_counter()
+            changes.edit_page(admin, address=address, edits=parse_edits(edits))
+            saves.append((time.perf_counter() - started) * 1000)
+            indexing.append(index.take_ms())
+    grown = database_size(database) - before
+    save, index_ms = statistics.median(saves), statistics.median(indexing)
+    rest = statistics.median(s - i for s, i in zip(saves, indexing, strict=True))
+    print(f"\n{name}: {count} one-paragraph edits of a 1 MB page ({len(body):,} characters)")
+    print(
+        f"  save, median {save:.2f} ms: the search index {index_ms:.2f} ms, the rest {rest:.2f} ms"
+    )
+    with database.read() as conn:
+        chains = conn.execute(
+            sa.select(
+                revisions_table.c.version,
+                revisions_table.c.version - revisions_table.c.snapshot_version,
+                revisions_table.c.delta.is_(None),
+            )
+            .join(pages_table, pages_table.c.id == revisions_table.c.page_id)
+            .where(pages_table.c.path == "bench-revisions")
+        ).all()
+    snapshots = sum(1 for _, _, whole in chains if whole)
+    longest_at, longest, _ = max(chains, key=lambda row: row[1])
+    full = len(body.encode())
+    label = "the file" if database.is_sqlite else "the database"
+    print(
+        f"  storage per revision, after a checkpoint: {label} {grown.total / count:,.0f} "
+        f"bytes, the revisions table {grown.revisions / count:,.0f} bytes; a full copy "
+        f"{full:,} bytes ({snapshots} of the {len(chains)} versions are kept whole, one "
+        f"at least every {delta.MAX_CHAIN:,})"
+    )
+    first = median_ms(partial(revisions.read_revision, admin, address=address, version=1), repeat)
+    deepest = median_ms(
+        partial(revisions.read_revision, admin, address=address, version=longest_at), repeat
+    )
+    print(
+        f"  reading version 1: {first:.2f} ms; version {longest_at}, rebuilt through "
+        f"{longest} deltas: {deepest:.2f} ms (medians of {repeat})"
+    )
 
 
 def save_one_edit(admin: members.Member, address: str, counter: Iterator[int]) -> None:
@@ -181,12 +260,13 @@ def main() -> None:
         "--postgres", default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
     )
     parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--revisions", type=int, default=1000, help="edits of the 1 MB page")
     args = parser.parse_args()
     bench_engine(args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         db = Database(f"sqlite:///{tmp}/bench.db")
         db.migrate()
-        bench_save("SQLite", db, sqlite_floor(Path(tmp) / "floor.db"), args.repeat)
+        bench_save("SQLite", db, sqlite_floor(Path(tmp) / "floor.db"), args.repeat, args.revisions)
     name = f"codna_bench_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine(args.postgres, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
@@ -195,7 +275,7 @@ def main() -> None:
     try:
         db = Database(url)
         db.migrate()
-        bench_save("PostgreSQL", db, postgres_floor(url), args.repeat)
+        bench_save("PostgreSQL", db, postgres_floor(url), args.repeat, args.revisions)
     finally:
         with admin.connect() as conn:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

@@ -12,6 +12,10 @@
    saying whether it still applies; median and p99, and the first call after the suggestions
    were made.
 
+   For each size also: the part of an acceptance spent in the search index (timed around
+   search.index_page) and the rest, and the bytes the database grows per acceptance, after a
+   checkpoint (storage.py), beside the size of a full copy of the page.
+
 Run: .venv/bin/python bench/suggestions.py [--postgres URL] [--repeat N] [--skip-inbox]
 """
 
@@ -36,6 +40,8 @@ from codna.markdown.edits import parse_edits
 from codna.services import access, changes, inbox, members, pages, suggestions
 from codna.services.context import use_database
 from codna.storage.database import Database
+from storage import IndexTime, Size
+from storage import size as database_size
 
 SIZES = {"10 KB": 10_000, "1 MB": 1_000_000}
 INBOX_PAGES = 1000
@@ -186,27 +192,45 @@ def bench_suggest_and_accept(name: str, db: Database, floor: Floor, repeat: int)
         accept_ms: list[float] = []
         floor_suggest: list[float] = []
         floor_accept: list[float] = []
-        for k in range(repeat):
-            n = sections * k // repeat  # spread over the page
-            edits = [
-                {"op": "replace", "old": f"Paragraph {n} says", "new": f"Paragraph {n} now says"}
-            ]
-            started = time.perf_counter()
-            made = suggestions.suggest_edit(
-                agent, address=address, edits=parse_edits(edits), reason="Say it."
-            )
-            suggest_ms.append((time.perf_counter() - started) * 1000)
-            assert made.suggestion is not None
-            started = time.perf_counter()
-            suggestions.decide_edit_suggestion(
-                editor, suggestion_id=made.suggestion.id, decision="accept"
-            )
-            accept_ms.append((time.perf_counter() - started) * 1000)
-            body = body.replace(f"Paragraph {n} says", f"Paragraph {n} now says", 1)
-            floor_suggest.append(timed(partial(floor.suggest, json.dumps(edits), made.diff)))
-            floor_accept.append(timed(partial(floor.accept, body, k + 2)))
+        indexing: list[float] = []
+        grown = Size(0, 0)
+        with IndexTime().measuring() as index:
+            for k in range(repeat):
+                n = sections * k // repeat  # spread over the page
+                edits = [
+                    {
+                        "op": "replace",
+                        "old": f"Paragraph {n} says",
+                        "new": f"Paragraph {n} now says",
+                    }
+                ]
+                started = time.perf_counter()
+                made = suggestions.suggest_edit(
+                    agent, address=address, edits=parse_edits(edits), reason="Say it."
+                )
+                suggest_ms.append((time.perf_counter() - started) * 1000)
+                assert made.suggestion is not None
+                before = database_size(db)
+                index.take_ms()
+                started = time.perf_counter()
+                suggestions.decide_edit_suggestion(
+                    editor, suggestion_id=made.suggestion.id, decision="accept"
+                )
+                accept_ms.append((time.perf_counter() - started) * 1000)
+                indexing.append(index.take_ms())
+                grown += database_size(db) - before
+                body = body.replace(f"Paragraph {n} says", f"Paragraph {n} now says", 1)
+                floor_suggest.append(timed(partial(floor.suggest, json.dumps(edits), made.diff)))
+                floor_accept.append(timed(partial(floor.accept, body, k + 2)))
         s, fs, a, fa = map(median, (suggest_ms, floor_suggest, accept_ms, floor_accept))
         print(f"{label:>8} {s:9.2f} {fs:7.2f} {s / fs:6.1f}   {a:8.2f} {fa:7.2f} {a / fa:6.1f}")
+        rest = median([t - i for t, i in zip(accept_ms, indexing, strict=True)])
+        where = "the file" if db.is_sqlite else "the database"
+        print(
+            f"{'':>8} accept: the search index {median(indexing):.2f} ms, the rest {rest:.2f} ms;"
+            f" per acceptance {where} grows {grown.total / repeat:,.0f} bytes, the revisions "
+            f"table {grown.revisions / repeat:,.0f} bytes (a full copy: {len(body.encode()):,})"
+        )
 
 
 # -- pending_decisions ------------------------------------------------------------------------

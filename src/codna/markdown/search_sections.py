@@ -17,11 +17,15 @@ service and by the migration that made the index.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
+from codna.markdown.delta import Splice
+from codna.markdown.headings import plain_text
 from codna.markdown.render import slug
-from codna.markdown.sections import scan_headings
+from codna.markdown.sections import heading_lines, scan_headings
 
 TITLE_ORDINAL = -1
 
@@ -38,6 +42,7 @@ class IndexedSection:
     anchor: str | None
     text: str
     digest: str
+    chars: int
 
     @property
     def is_title(self) -> bool:
@@ -50,11 +55,11 @@ def _digest(*parts: str) -> str:
 
 def index_sections(title: str, tags: Sequence[str], body: str) -> list[IndexedSection]:
     """The rows of a page with this title, tags and (newline-normalised) body, in order."""
-    rows = [IndexedSection(TITLE_ORDINAL, title, None, "\n".join(tags), _digest(title, *tags))]
+    rows = [title_row(title, tags)]
     headings = scan_headings(body)
     before = body[: headings[0].start] if headings else body
     if before.strip():
-        rows.append(IndexedSection(0, None, None, before, _digest(before)))
+        rows.append(IndexedSection(0, None, None, before, _digest(before), len(before)))
     ends = [h.start for h in headings[1:]] + [len(body)] if headings else []
     used: set[str] = set()
     for ordinal, (heading, end) in enumerate(zip(headings, ends, strict=True), 1):
@@ -66,5 +71,155 @@ def index_sections(title: str, tags: Sequence[str], body: str) -> list[IndexedSe
         used.add(anchor)
         content = body[heading.content_start : end]
         written = body[heading.start : end]
-        rows.append(IndexedSection(ordinal, heading.text, anchor, content, _digest(written)))
+        rows.append(
+            IndexedSection(ordinal, heading.text, anchor, content, _digest(written), len(written))
+        )
     return rows
+
+
+def title_row(title: str, tags: Sequence[str]) -> IndexedSection:
+    return IndexedSection(TITLE_ORDINAL, title, None, "\n".join(tags), _digest(title, *tags), 0)
+
+
+# --- what a change touched -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A stretch the splices changed: `old_start:old_stop` of the text before them became
+    `new_start:new_stop` of the text after; outside the spans the two texts are the same."""
+
+    old_start: int
+    old_stop: int
+    new_start: int
+    new_stop: int
+
+    @property
+    def growth(self) -> int:
+        return (self.new_stop - self.new_start) - (self.old_stop - self.old_start)
+
+
+def changed_spans(splices: Sequence[Splice]) -> list[Span]:
+    """The stretches `splices` change, in order, merged where they touch. Each splice's
+    offsets are in the text the ones before it left (as the edit engine makes them)."""
+    spans: list[Span] = []
+    for start, stop, text in splices:
+        grow = len(text) - (stop - start)
+        before: list[Span] = []
+        after: list[Span] = []
+        low, high, old_low, old_high = start, stop, -1, -1
+        shift = overlapped = 0  # the growth of the spans before `start`; of those it touches
+        for span in spans:
+            if span.new_stop < start:
+                before.append(span)
+                shift += span.growth
+            elif span.new_start > stop:
+                after.append(
+                    Span(span.old_start, span.old_stop, span.new_start + grow, span.new_stop + grow)
+                )
+            else:
+                if span.new_start < low:
+                    low, old_low = span.new_start, span.old_start
+                if span.new_stop > high:
+                    high, old_high = span.new_stop, span.old_stop
+                overlapped += span.growth
+        old_low = start - shift if old_low < 0 else old_low
+        old_high = stop - shift - overlapped if old_high < 0 else old_high
+        spans = [*before, Span(old_low, old_high, low, high + grow), *after]
+    return spans
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """The rows of ordinals `first` to `first + len(sections) - 1` as they are now, where the
+    page had as many before (`anchor` is left to the caller: the anchors stay as they were
+    when the headings' slugs did)."""
+
+    first: int
+    sections: list[IndexedSection]
+
+
+def changed_sections(
+    old: str, new: str, splices: Sequence[Splice], lengths: Sequence[int]
+) -> list[Rewrite] | None:
+    """The sections of `new` that `splices` (which made it of `old`) may have changed, found by
+    scanning from the start of each changed stretch's section only until a heading that `old`
+    has at the same place with the same text after it; or None where only a full
+    index_sections can tell: a change that adds or removes a heading, or `lengths` (the
+    stored rows' `chars` by ordinal from 0, the text before the first heading, whatever it
+    holds) that do not add up to `old`.
+
+    From such a heading on the scan would find what it found in `old`: a heading begins
+    outside any fence and paragraph (heading_lines). The caller checks the headings' slugs.
+    """
+    if sum(lengths) != len(old):
+        return None
+    starts = list(accumulate(lengths, initial=0))[:-1]
+    spans = changed_spans(splices)
+    rewrites: list[Rewrite] = []
+    at, grown = 0, 0  # the first span not yet in a rewrite; the growth of those before it
+    while at < len(spans):
+        opened = at
+        first = _opening(starts, spans[at])
+        begin = starts[first] + grown if first else 0
+        found: list[tuple[int, str, int, int]] = []
+        end, last = len(new), len(starts)  # unless the scan meets a heading kept as it was
+        for heading in heading_lines(new, begin):
+            position = heading[2]
+            while at < len(spans) and spans[at].new_stop <= position:
+                grown += spans[at].growth
+                at += 1
+            if at > opened and (at == len(spans) or spans[at].new_start > position):
+                index = bisect_right(starts, position - grown) - 1
+                later = at == len(spans) or _opening(starts, spans[at]) >= index
+                if index > first and starts[index] == position - grown and later:
+                    end, last = position, index
+                    break
+            found.append(heading)
+        else:
+            at = len(spans)
+        if first and (not found or found[0][2] != begin):
+            return None  # pragma: no cover - the heading a scan starts from stays where it was
+        rewrite = _rewrite(new, first, end, last, found)
+        if rewrite is None:
+            return None
+        rewrites.append(rewrite)
+    return rewrites
+
+
+def _opening(starts: list[int], span: Span) -> int:
+    """The section a scan for `span` starts from: the one before the section holding the
+    character before the span, so that its heading, lines and all, comes before the change
+    and stays the heading it was, where it was (a change at the start of a line can join it
+    to the paragraph above, or split a heading's line)."""
+    return max(bisect_right(starts, span.old_start - 1) - 2, 0)
+
+
+def _rewrite(
+    new: str, first: int, end: int, last: int, found: list[tuple[int, str, int, int]]
+) -> Rewrite | None:
+    """The rows of ordinals `first` to `last - 1` from the headings `found` in `new` before
+    `end`, or None if they are not as many as before."""
+    low = max(first, 1)  # the first heading's ordinal
+    if len(found) != last - low:
+        return None
+    sections: list[IndexedSection] = []
+    if first == 0:
+        before = new[: found[0][2] if found else end]
+        sections.append(IndexedSection(0, None, None, before, _digest(before), len(before)))
+    ends = [h[2] for h in found[1:]] + [end] if found else []
+    for ordinal, ((_, raw, start, content_start), stop) in enumerate(
+        zip(found, ends, strict=True), low
+    ):
+        written = new[start:stop]
+        sections.append(
+            IndexedSection(
+                ordinal,
+                plain_text(raw),
+                None,
+                new[content_start:stop],
+                _digest(written),
+                len(written),
+            )
+        )
+    return Rewrite(first, sections)

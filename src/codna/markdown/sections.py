@@ -40,6 +40,7 @@ import bisect
 import difflib
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from codna.markdown.headings import (
@@ -106,6 +107,48 @@ def _closing_fence(marker: str, length: int) -> re.Pattern[str]:
     return re.compile(r"\n {0,3}" + re.escape(marker) + "{" + str(length) + r",}[ \t]*(?=\n|\Z)")
 
 
+def heading_lines(
+    body: str, start: int = 0, pattern: re.Pattern[str] = ALL_LINES, text: str | None = None
+) -> Iterator[tuple[int, str, int, int]]:
+    """The headings of `body` from offset `start` on, as they are found: (level, raw text,
+    start, content start). `start` must begin a line outside any fenced block and paragraph,
+    as 0 and a heading's start do: a heading begins at it or its line ends a paragraph, so
+    nothing before it changes what the scan makes of the lines after (paragraph_start stops at
+    an ATX line). `text` is `"\n" + body`, when the caller has it."""
+    text = "\n" + body if text is None else text
+    size = len(body)
+    low = start  # no paragraph reaches back before this offset
+    position = start
+    while position < size:
+        restart = size
+        for match in pattern.finditer(text, position):
+            line_start = match.start()
+            next_line = match.end()  # the offset in body of the next line
+            hashes = match["hashes"]
+            if hashes is not None:
+                yield len(hashes), atx_raw(match["rest"]), line_start, min(next_line, size)
+                continue
+            fence = match["fence"] or match["tildes"]
+            if fence is not None:
+                closing = _closing_fence(fence[0], len(fence)).search(text, next_line)
+                restart = low = size if closing is None else closing.end()
+                break
+            underline = match["underline"]
+            if underline is not None:
+                paragraph = paragraph_start(body, low, line_start)
+                if paragraph is not None:
+                    level = 1 if underline[0] == "=" else 2
+                    raw = trim(body[paragraph : line_start - 1])
+                    yield level, raw, paragraph, min(next_line, size)
+                    low = next_line
+                elif underline[0] == "-" and len(underline) >= 3:
+                    low = next_line  # a thematic break
+                # otherwise the line is paragraph text
+                continue
+            low = next_line  # a thematic break
+        position = restart
+
+
 class _Outline:
     """Every heading of a body as parallel lists, cheaper than an object per heading.
 
@@ -127,43 +170,13 @@ class _Outline:
         self._scan(ALL_LINES)
 
     def _scan(self, pattern: re.Pattern[str]) -> None:
-        body, text, size = self.body, self.text, len(self.body)
         levels, raws = self.levels, self.raws
         starts, content_starts = self.starts, self.content_starts
-        low = 0  # no paragraph reaches back before this offset
-        position = 0
-        while position < size:
-            restart = size
-            for match in pattern.finditer(text, position):
-                line_start = match.start()
-                next_line = match.end()  # the offset in body of the next line
-                hashes = match["hashes"]
-                if hashes is not None:
-                    levels.append(len(hashes))
-                    raws.append(atx_raw(match["rest"]))
-                    starts.append(line_start)
-                    content_starts.append(min(next_line, size))
-                    continue
-                fence = match["fence"] or match["tildes"]
-                if fence is not None:
-                    closing = _closing_fence(fence[0], len(fence)).search(text, next_line)
-                    restart = low = size if closing is None else closing.end()
-                    break
-                underline = match["underline"]
-                if underline is not None:
-                    paragraph = paragraph_start(body, low, line_start)
-                    if paragraph is not None:
-                        levels.append(1 if underline[0] == "=" else 2)
-                        raws.append(trim(body[paragraph : line_start - 1]))
-                        starts.append(paragraph)
-                        content_starts.append(min(next_line, size))
-                        low = next_line
-                    elif underline[0] == "-" and len(underline) >= 3:
-                        low = next_line  # a thematic break
-                    # otherwise the line is paragraph text
-                    continue
-                low = next_line  # a thematic break
-            position = restart
+        for level, raw, start, content_start in heading_lines(self.body, 0, pattern, self.text):
+            levels.append(level)
+            raws.append(raw)
+            starts.append(start)
+            content_starts.append(content_start)
 
     def __len__(self) -> int:
         return len(self.levels)

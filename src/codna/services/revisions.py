@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 
 from codna.errors import Conflict, NotFound
 from codna.markdown import delta
@@ -167,9 +167,23 @@ def save_revision(
 
 
 _target = revisions.alias("target")
-# The versions one is rebuilt from, in order: its snapshot, the deltas after it, and itself.
+_STORED_AS = tuple(revisions.c[f.name] for f in fields(StoredVersion))
+_ABOUT = tuple(
+    c for c in revisions.c if c.name in {f.name for f in fields(RevisionRow)} - {"body", "version"}
+)
+# The versions one is rebuilt from, in order: its snapshot, the deltas after it, and itself;
+# how each is stored, and what the version asked for says of itself (its title, author, ...)
+# on its own row only, so that a chain of a thousand rows is not a thousand of each.
 _CHAIN = (
-    sa.select(revisions)
+    sa.select(
+        *_STORED_AS,
+        *(
+            sa.case((revisions.c.version == sa.bindparam("version"), c), else_=sa.null()).label(
+                c.name
+            )
+            for c in _ABOUT
+        ),
+    )
     .where(
         revisions.c.page_id == sa.bindparam("page_id"),
         revisions.c.version <= sa.bindparam("version"),
@@ -212,13 +226,14 @@ def revision_row(conn: Connection, page_id: int, version: int, address: str) -> 
 
     Raises NotFound (no such version), DamagedRevision (it does not rebuild to its hash).
     """
-    rows: Sequence[RowMapping] = ()
+    rows: Sequence[sa.Row[Any]] = ()
     if is_id(version):
-        rows = conn.execute(_CHAIN, {"page_id": page_id, "version": version}).mappings().all()
-    if not rows or rows[-1]["version"] != version:
+        rows = conn.execute(_CHAIN, {"page_id": page_id, "version": version}).all()
+    if not rows or rows[-1].version != version:
         raise NotFound(f"{address} has no version {version}.", field="version")
-    text = rebuilt([StoredVersion.of(r) for r in rows], address)
-    return RevisionRow.of({**rows[-1], "body": text})
+    stored = len(_STORED_AS)
+    text = rebuilt([StoredVersion(*row[:stored]) for row in rows], address)
+    return RevisionRow.of({**rows[-1]._mapping, "body": text})
 
 
 def _responsible(conn: Connection, author_ids: set[int]) -> dict[int, tuple[str, ...]]:
