@@ -9,6 +9,7 @@ import click
 from codna import worker as outbox_worker
 from codna.cli import suggestions as suggestions_cli
 from codna.cli.automations import automation
+from codna.cli.backup import backup
 from codna.cli.check import check
 from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
@@ -49,6 +50,7 @@ cli.add_command(worker)
 cli.add_command(skill)
 cli.add_command(routine)
 cli.add_command(check)
+cli.add_command(backup)
 for _command in (
     suggestions_cli.suggest,
     suggestions_cli.list_,
