@@ -1,0 +1,145 @@
+"""Every place CoDNA shows text a member wrote, filled with one payload through the services,
+and the web pages that show them.
+
+For a payload `n`, `fill` makes, as people would: a person whose display name is the payload
+(the suggester), a page whose title, tag, body and first summary are the payload, an edit and
+a revert whose summaries are it, and three suggestions of that person on the page, each adding
+the payload and giving it as the reason (one accepted, one rejected with the payload as the
+decision's reason, one left waiting with the payload as its new title and tag). Each text also
+holds `marker(n)`, a word found nowhere else, so a test can tell the page showed it.
+
+A text the services refuse (the payload holds a control character) is refused whole, checked
+by `fill`, and the payload then goes in with those characters taken out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from codna.errors import InvalidRequest
+from codna.markdown.edits import parse_edits
+from codna.services import access, changes, members, pages, reverts, suggestions
+from codna.services.members import Member
+from codna.web.templating import page_url
+from tests.hostile.payloads import Payload
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+MAX_TITLE, MAX_TAG, MAX_NAME, MAX_REASON, MAX_SUMMARY = 200, 50, 200, 500, 1000
+
+
+def marker(n: int) -> str:
+    return f"zq{n}q"
+
+
+def fit(text: str, limit: int, n: int) -> str:
+    """The payload cut to leave room for its marker within `limit` characters, then the
+    marker after a space."""
+    tail = f" {marker(n)}"
+    return text[: limit - len(tail)] + tail
+
+
+@dataclass(frozen=True)
+class Filled:
+    """What `fill` made for payload `n`: the page's address, the suggester and the ids of the
+    suggestion waiting, and whether the raw payload was refused first."""
+
+    n: int
+    address: str
+    suggester: Member
+    waiting: int
+    refused_first: bool
+
+
+def _text(payload: Payload, writer: Member, address: str) -> tuple[str, bool]:
+    """The payload as the services take it: whole, or without the control characters they
+    refuse (after checking that they refuse it, changing nothing)."""
+    if not _CONTROL.search(payload.text.replace("\r", "")):
+        return payload.text, False
+    try:
+        pages.create_page(writer, address=address, title="x", body=payload.text)
+    except InvalidRequest as refused:
+        assert refused.code == "invalid_request", refused
+    else:
+        raise AssertionError(f"a body holding a control character was saved: {payload.name}")
+    return _CONTROL.sub("", payload.text), True
+
+
+def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: str) -> Filled:
+    address = f"wiki:hostile/p{n}"
+    text, refused_first = _text(payload, writer, address)
+    mark = marker(n)
+    suggester = members.add_person(
+        admin,
+        email=f"h{n}@example.com",
+        name=fit(" ".join(text.split()), MAX_NAME, n),  # a name is typed on one line
+        password=password,
+    )
+    tag = fit(text.replace(",", ";"), MAX_TAG, n)
+    pages.create_page(
+        writer,
+        address=address,
+        title=fit(text, MAX_TITLE, n),
+        body=f"{text}\n\n{mark}\n",
+        tags=[tag],
+        summary=fit(text, MAX_SUMMARY, n),
+    )
+    access.share(admin, address=address, member=suggester.email or "", level="read")
+    edited = changes.edit_page(
+        writer,
+        address=address,
+        edits=parse_edits([{"op": "append", "text": f"Edited: {text} {mark}"}]),
+        summary=fit(text, MAX_SUMMARY, n),
+    )
+    reverts.revert_revision(
+        writer, address=address, version=edited.page.version, summary=fit(text, MAX_SUMMARY, n)
+    )
+
+    def suggest(letter: str, title: str | None = None, tags_add: tuple[str, ...] = ()) -> int:
+        edits = parse_edits([{"op": "append", "text": f"{letter}: {text} {mark}"}])
+        made = suggestions.suggest_edit(
+            suggester,
+            address=address,
+            edits=edits,
+            reason=fit(text, MAX_REASON, n),
+            title=title,
+            tags_add=tags_add,
+        )
+        assert made.suggestion is not None
+        return made.suggestion.id
+
+    accepted = suggest("A")
+    suggestions.decide_edit_suggestion(writer, suggestion_id=accepted, decision="accept")
+    rejected = suggest("B")
+    suggestions.decide_edit_suggestion(
+        writer, suggestion_id=rejected, decision="reject", reason=fit(text, MAX_REASON, n)
+    )
+    waiting = suggest(
+        "C", title=fit(text, MAX_TITLE, n), tags_add=(fit(text.replace(",", ";"), MAX_TAG, n + 1),)
+    )
+    return Filled(n, address, suggester, waiting, refused_first)
+
+
+def writer_views(filled: Filled, payload: Payload) -> list[str]:
+    """The pages an editor of the page opens that show what `fill` made."""
+    address = filled.address
+    query = quote(payload.text[:500], safe="")
+    return [
+        page_url(address),
+        page_url(address, view="history"),
+        page_url(address, view="diff"),
+        page_url(address, view="diff") + "?from=0&to=1",
+        page_url(address, view="revision") + "?version=1",
+        page_url(address, view="suggestions"),
+        page_url(address, view="edit"),
+        f"/inbox/changes/{filled.waiting}/preview",
+        f"/search?q={marker(filled.n)}",
+        f"/search?q={query}",
+    ]
+
+
+def suggester_views(filled: Filled) -> list[str]:
+    """The pages the suggester opens: the page with their suggestions, their inbox with the
+    decisions on them."""
+    return [page_url(filled.address), page_url(filled.address, view="suggestions"), "/inbox"]

@@ -1,0 +1,152 @@
+"""Hostile text shown by every page of the web UI holds nothing that runs.
+
+Payloads (tests/hostile/payloads.py) go in through the services where people write: a page's
+body, title, tags and summaries, an edit's and a revert's summaries, suggestions' reasons,
+edits, titles and tags, a decision's reason, a member's display name. Then every page that
+shows them is fetched through the app in process, signed in as the page's editor, as the
+suggester and as the admin, and each answer is read with an HTML parser
+(tests/hostile/executable.py) for anything that could run. The quick form takes a sample of
+the payloads on SQLite; `pytest --long` takes all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+
+from codna.markdown.render import render
+from codna.services import members
+from tests.conftest import GENEROUS, PASSWORD, ROLES, InProcessServer, in_process
+from tests.hostile.executable import findings
+from tests.hostile.payloads import Payload, all_payloads, sample
+from tests.hostile.places import fill, marker, suggester_views, writer_views
+from tests.web.conftest import csrf_of, signed_in
+
+QUICK = 200  # payloads through every page in the quick form
+BATCH = 25  # payloads between two looks at the editor's inbox and the admin's members
+
+
+def _page_url(address: str) -> str:
+    return "/p/" + address.replace(":", "/", 1)
+
+
+def test_the_payloads_number_in_the_thousands_each_named_once() -> None:
+    payloads = all_payloads()
+    assert len(payloads) >= 2000
+    assert len({p.name for p in payloads}) == len(payloads)
+
+
+@pytest.mark.parametrize(
+    ("html", "kind"),
+    [
+        ("<p><script>window.__xss=1</script></p>", "a script"),
+        ('<img src="x" onerror="alert(1)">', "an event attribute"),
+        ('<div hx-on:click="alert(1)">x</div>', "an event attribute"),
+        ("<div hx-vals='js:{a:1}'>x</div>", "an htmx script value"),
+        ('<a href="&#106;ava&#9;script&#58;alert(1)">x</a>', "a href that runs code"),
+        ('<a href=" \x01JAVASCRIPT:alert(1)">x</a>', "a href that runs code"),
+        ('<a href="vbscript:msgbox(1)">x</a>', "a href that runs code"),
+        ('<img src="data:image/png;base64,AAAA">', "a src that runs code"),
+        ('<form action="javascript:alert(1)"></form>', "a action that runs code"),
+        ('<button formaction="javascript:alert(1)">x</button>', "a formaction that runs code"),
+        ('<svg><a xlink:href="javascript:alert(1)">x</a></svg>', "a xlink:href that runs code"),
+        ('<iframe srcdoc="&lt;script&gt;"></iframe>', "a srcdoc"),
+        ("<iframe></iframe>", "a <iframe>"),
+        ('<object data="x"></object>', "a <object>"),
+        ("<embed>", "a <embed>"),
+        ('<base href="https://evil.example/">', "a <base>"),
+        ('<meta http-equiv="refresh" content="0;url=x">', "a meta http-equiv"),
+        ("<style>p{width:expression(alert(1))}</style>", "a style element that runs code"),
+        ('<p style="background:url(javascript:alert(1))">x</p>', "a style attribute"),
+        ("<math><mi>x</mi></math>", "a <math>"),
+        ("<!--><img src=x>-->", "a comment"),
+        ("<![CDATA[x]]>", "a declaration"),
+        ('<script src="/static/htmx.min.js">alert(1)</script>', "code inside a script"),
+    ],
+)
+def test_the_checker_finds_each_kind_of_code_that_could_run(html: str, kind: str) -> None:
+    found = findings(html)
+    assert any(f.startswith(kind) for f in found), found
+
+
+def test_the_checker_finds_nothing_in_plain_html_and_the_apps_own_scripts() -> None:
+    html = (
+        '<!doctype html><html><head><script src="/static/htmx.min.js" defer></script></head>'
+        '<body hx-ext="sse"><a href="https://example.com/" rel="noopener">x</a>'
+        '<img src="https://example.com/a.png" alt="data:text/html"><p>javascript:alert(1)</p>'
+        "</body></html>"
+    )
+    assert findings(html) == []
+
+
+def test_every_payload_rendered_as_a_page_body_holds_nothing_that_runs() -> None:
+    shown = {}
+    for payload in all_payloads():
+        found = findings(render(payload.text, page_url=_page_url))
+        if found:
+            shown[payload.name] = found
+    assert not shown, shown
+
+
+@pytest.fixture(scope="module")
+def hostile_app(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[InProcessServer]:
+    """The app on a workspace of its own (SQLite): hundreds of members and suggestions would
+    crowd the shared workspace's inbox and member list."""
+    with in_process("sqlite", request, tmp_path_factory, **GENEROUS) as server, server.active():
+        yield server
+
+
+@contextmanager
+def signed_in_as(app: InProcessServer, email: str) -> Iterator[httpx.Client]:
+    """A browser signed in through the form as the person with `email`."""
+    with app.api() as client:
+        form = client.get("/")
+        answer = client.post(
+            "/sign-in",
+            data={"email": email, "password": PASSWORD, "csrf": csrf_of(form), "next": "/"},
+        )
+        assert answer.status_code == 303, answer.text
+        yield client
+
+
+def _look(client: httpx.Client, url: str, shows: str | None, found: dict[str, list[str]]) -> None:
+    answer = client.get(url)
+    if answer.status_code >= 500 or answer.status_code in (301, 302, 303):
+        found[url] = [f"answered {answer.status_code}"]
+        return
+    bad = findings(answer.text)
+    if shows is not None and shows not in answer.text:
+        bad.append(f"the page does not show the text ({shows}) it should")
+    if bad:
+        found[url] = bad
+
+
+def test_every_page_that_shows_hostile_text_holds_nothing_that_runs(
+    hostile_app: InProcessServer, long_form: bool
+) -> None:
+    payloads: list[Payload] = all_payloads() if long_form else sample(QUICK)
+    admin = members.member_by_handle(ROLES["admin"])
+    writer = members.member_by_handle(ROLES["writer"])
+    found: dict[str, list[str]] = {}
+    refused = 0
+    with signed_in(hostile_app, "writer") as editor, signed_in(hostile_app, "admin") as boss:
+        for start in range(0, len(payloads), BATCH):
+            batch = list(enumerate(payloads[start : start + BATCH], start))
+            for n, payload in batch:
+                filled = fill(n, payload, admin=admin, writer=writer, password=PASSWORD)
+                refused += filled.refused_first
+                for url in writer_views(filled, payload):
+                    shows = None if "/search?q=" in url and marker(n) not in url else marker(n)
+                    _look(editor, url, shows, found)
+                with signed_in_as(hostile_app, filled.suggester.email or "") as suggester:
+                    for url in suggester_views(filled):
+                        _look(suggester, url, marker(n), found)
+            _look(editor, "/inbox", marker(batch[-1][0]), found)
+            _look(boss, "/admin", marker(batch[-1][0]), found)
+    assert not found, {url: bad for url, bad in list(found.items())[:20]}
+    assert refused < len(payloads)
