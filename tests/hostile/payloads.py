@@ -334,3 +334,21 @@ def sample(count: int, *, seed: int = 2026) -> list[Payload]:
     rest = [p for p in every if p.name not in taken]
     chosen.extend(random.Random(seed).sample(rest, count - len(chosen)))
     return chosen
+
+
+BROWSER_SPELLINGS = ("plain", "entities-dec", "tab-inside", "leading-space", "named-newline")
+BROWSER_PLACES = ("md-link", "md-link-angle", "md-reference", "md-autolink", "md-image")
+
+
+def nastiest() -> list[Payload]:
+    """The payloads a browser test loads: every tag and breakout that sets `window.__xss`,
+    and `javascript:` in the spellings and Markdown places most likely to reach an href; none
+    with a control character (the services refuse those) or a link to load from outside."""
+    chosen = [p for p in [*_tag_payloads(), *_breakout_payloads()] if p.name.endswith("-0")]
+    for url_name, url in scheme_urls():
+        scheme, _, spelling = url_name.partition("-")
+        if scheme == "javascript" and spelling.removesuffix("-0") in BROWSER_SPELLINGS:
+            chosen.extend(
+                Payload(f"url/{p}/{url_name}", URL_PLACES[p](url)) for p in BROWSER_PLACES
+            )
+    return chosen
