@@ -27,7 +27,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from codna.services import changes, members, pages, search, transfer
+from codna.services import changes, members, pages, search, search_index, transfer
 from codna.services.context import database, use_database
 from codna.storage.database import Database
 from server import throwaway_postgres
@@ -155,14 +155,14 @@ def bench_saves(admin: members.Member, corpus: Corpus) -> None:
     pages.create_page(admin, address=address, title="Edited", body=body)
     heads = [body.index(f" {n}\n\n") for n in range(SECTIONS)]
     spent: list[float] = []
-    real = search.index_page
+    real = search_index.index_page
 
     def index_page(*args: Any, **kwargs: Any) -> None:
         started = time.perf_counter()
         real(*args, **kwargs)
         spent.append((time.perf_counter() - started) * 1000)
 
-    search.index_page = index_page  # type: ignore[assignment]
+    search_index.index_page = index_page  # type: ignore[assignment]
     version = 1
     print(
         f"\n{'save of a 100 KB page':24} {'save ms':>8} {'indexing ms':>12} {'rows replaced':>14}"
@@ -192,7 +192,7 @@ def bench_saves(admin: members.Member, corpus: Corpus) -> None:
                 f"{statistics.median(indexing):12.2f} {rows:14}"
             )
     finally:
-        search.index_page = real  # type: ignore[assignment]
+        search_index.index_page = real  # type: ignore[assignment]
 
 
 def row_ids(address: str) -> set[tuple[int, str]]:

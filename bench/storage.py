@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from codna.services import search
+from codna.services import search_index
 from codna.storage.database import Database, sqlite_file
 
 
@@ -58,7 +58,7 @@ def size(db: Database) -> Size:
 
 
 class IndexTime:
-    """The time saves spend in `search.index_page` (the search index's part of a save),
+    """The time saves spend in `search_index.index_page` (the search index's part of a save),
     summed while `measuring` is open."""
 
     def __init__(self) -> None:
@@ -66,7 +66,7 @@ class IndexTime:
 
     @contextmanager
     def measuring(self) -> Iterator[IndexTime]:
-        real = search.index_page
+        real = search_index.index_page
 
         def timed(*args: Any, **kwargs: Any) -> None:
             started = time.perf_counter()
@@ -75,11 +75,11 @@ class IndexTime:
             finally:
                 self.seconds += time.perf_counter() - started
 
-        search.index_page = timed  # type: ignore[assignment]
+        search_index.index_page = timed  # type: ignore[assignment]
         try:
             yield self
         finally:
-            search.index_page = real  # type: ignore[assignment]
+            search_index.index_page = real  # type: ignore[assignment]
 
     def take_ms(self) -> float:
         """The milliseconds summed since the last take."""

@@ -47,6 +47,23 @@ POSTGRES_URL = os.environ.get(
 ENGINES = ["sqlite", "postgresql"]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="run the long forms of the reliability tests (hundreds of kills, thousands of "
+        "payloads) instead of their quick forms",
+    )
+
+
+@pytest.fixture(scope="session")
+def long_form(request: pytest.FixtureRequest) -> bool:
+    """Whether the run asked for the long forms (`pytest --long`): a test scales its rounds
+    by it, the quick form for every run, the long one for the figures docs/reliability.md
+    reports."""
+    return bool(request.config.getoption("--long"))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def cheap_password_hashing() -> Iterator[None]:
     """Passwords hashed with argon2's cheapest parameters in the tests' own process: the same

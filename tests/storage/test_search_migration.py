@@ -124,17 +124,19 @@ def test_after_the_migration_a_save_replaces_only_the_section_it_changed(
 ) -> None:
     admin = workspace_at_0010(empty)
     empty.migrate()
-    ids = sa.text(
-        "SELECT s.id FROM page_sections s JOIN pages p ON p.id = s.page_id "
+    rows = sa.text(
+        "SELECT s.id, s.digest, s.chars FROM page_sections s JOIN pages p ON p.id = s.page_id "
         "WHERE p.path = 'survey/3' ORDER BY s.ordinal"
     )
     with empty.read() as conn:
-        before = conn.execute(ids).scalars().all()
+        before = conn.execute(rows).all()
     edited = body_of(3).replace("a bittern", "a crane")
     changes.write_page(admin, address="wiki:survey/3", body=edited, base_version=1)
     with empty.read() as conn:
-        after = conn.execute(ids).scalars().all()
-    assert after[:3] == before[:3] and after[3] != before[3]
+        after = conn.execute(rows).all()
+    assert [r.id for r in after] == [r.id for r in before]
+    assert after[:3] == before[:3] and after[3].digest != before[3].digest
+    assert sum(r.chars for r in after) == len(edited)  # 0014 gave each row its length
     assert [h.address for h in search.search(admin, query="crane")] == ["wiki:survey/3"]
 
 

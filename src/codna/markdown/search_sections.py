@@ -49,7 +49,8 @@ class IndexedSection:
         return self.ordinal == TITLE_ORDINAL
 
 
-def _digest(*parts: str) -> str:
+def digest(*parts: str) -> str:
+    """The SHA-256 a row keeps of its section as written (or of the title and tags), hex."""
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -59,7 +60,7 @@ def index_sections(title: str, tags: Sequence[str], body: str) -> list[IndexedSe
     headings = scan_headings(body)
     before = body[: headings[0].start] if headings else body
     if before.strip():
-        rows.append(IndexedSection(0, None, None, before, _digest(before), len(before)))
+        rows.append(IndexedSection(0, None, None, before, digest(before), len(before)))
     ends = [h.start for h in headings[1:]] + [len(body)] if headings else []
     used: set[str] = set()
     for ordinal, (heading, end) in enumerate(zip(headings, ends, strict=True), 1):
@@ -72,13 +73,13 @@ def index_sections(title: str, tags: Sequence[str], body: str) -> list[IndexedSe
         content = body[heading.content_start : end]
         written = body[heading.start : end]
         rows.append(
-            IndexedSection(ordinal, heading.text, anchor, content, _digest(written), len(written))
+            IndexedSection(ordinal, heading.text, anchor, content, digest(written), len(written))
         )
     return rows
 
 
 def title_row(title: str, tags: Sequence[str]) -> IndexedSection:
-    return IndexedSection(TITLE_ORDINAL, title, None, "\n".join(tags), _digest(title, *tags), 0)
+    return IndexedSection(TITLE_ORDINAL, title, None, "\n".join(tags), digest(title, *tags), 0)
 
 
 # --- what a change touched -------------------------------------------------------------------
@@ -206,7 +207,7 @@ def _rewrite(
     sections: list[IndexedSection] = []
     if first == 0:
         before = new[: found[0][2] if found else end]
-        sections.append(IndexedSection(0, None, None, before, _digest(before), len(before)))
+        sections.append(IndexedSection(0, None, None, before, digest(before), len(before)))
     ends = [h[2] for h in found[1:]] + [end] if found else []
     for ordinal, ((_, raw, start, content_start), stop) in enumerate(
         zip(found, ends, strict=True), low
@@ -218,7 +219,7 @@ def _rewrite(
                 plain_text(raw),
                 None,
                 new[content_start:stop],
-                _digest(written),
+                digest(written),
                 len(written),
             )
         )

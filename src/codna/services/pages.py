@@ -20,7 +20,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import outbox, search
+from codna.services import outbox, search_index
 from codna.services.access import Rights, access_page, authorise, create_refused, rights
 from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
@@ -264,7 +264,7 @@ def insert_page(
             **snapshot(1, body),
         )
     )
-    search.index_page(conn, page_id, title=title, tags=list(tags), body=body)
+    search_index.index_page(conn, page_id, title=title, tags=list(tags), body=body)
     outbox.record(
         conn,
         type="document.created",
@@ -443,5 +443,5 @@ def purge_page(actor: Member, *, address: str) -> None:
             raise InvalidRequest(
                 f"{where} is not in the trash; move it there first.", address=str(where)
             )
-        search.unindex_page(conn, row.id)
+        search_index.unindex_page(conn, row.id)
         conn.execute(pages.delete().where(pages.c.id == row.id))

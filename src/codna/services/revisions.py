@@ -19,7 +19,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import outbox, search
+from codna.services import outbox, search_index
 from codna.services.access import authorise
 from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
@@ -121,12 +121,15 @@ def save_revision(
     event; returns the page's row as saved.
 
     `splices`, when the edit engine made the change, are those it made of the page's body
-    (apply_edits_with_splices): the revision's delta, with no diff to work out.
+    (apply_edits_with_splices): the revision's delta, with no diff to work out; otherwise they
+    are a diff's. The search index re-indexes only the sections they touched.
 
     The update is a compare-and-set on the version the caller read, so a writer that did not
     lock the row cannot slip a lost update through. Raises Conflict if the page moved on.
     """
     version = page.version + 1
+    if splices is None:  # a revert, a restored version, a whole new text: a bounded diff
+        splices = delta.splices_between(page.body, body) if body != page.body else []
     at = now()
     values: dict[str, object] = {"title": title, "tags": list(tags)}
     if body != page.body:  # the body only when it changed: a new title rewrites no text
@@ -153,7 +156,9 @@ def save_revision(
         revisions.insert(),
         {**made, "summary": summary, "kind": kind, "title": title, "tags": list(tags), **text},
     )
-    search.index_page(conn, page.id, title=title, tags=list(tags), body=body)
+    search_index.index_page(
+        conn, page.id, title=title, tags=tags, body=body, before=page, splices=splices
+    )
     outbox.record(
         conn,
         type="document.changed",

@@ -3,13 +3,12 @@ tsvector column on PostgreSQL.
 
 The index holds a row per section of each page and one for its title and tags
 (markdown/search_sections.py); a hit is a page with a row that matches every term, named by
-its best section. A save re-indexes only the rows whose text it changed (`index_page`).
+its best section. services/search_index.py keeps the rows in step with the pages.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +19,7 @@ from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
 from codna.markdown.limits import check_plain_text
-from codna.markdown.search_sections import TITLE_ORDINAL, IndexedSection, index_sections
+from codna.markdown.search_sections import TITLE_ORDINAL
 from codna.services.access import rights
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.context import database
@@ -76,59 +75,6 @@ class SearchHit:
     version: int
     section: str | None = None
     anchor: str | None = None
-
-
-_STORED = sa.select(
-    page_sections.c.id, page_sections.c.ordinal, page_sections.c.anchor, page_sections.c.digest
-).where(page_sections.c.page_id == sa.bindparam("page_id"))
-_MOVE = (
-    page_sections.update()
-    .where(page_sections.c.id == sa.bindparam("row_id"))
-    .values(ordinal=sa.bindparam("new_ordinal"), anchor=sa.bindparam("new_anchor"))
-)
-_CHUNK = 10_000  # ids per DELETE, well under SQLite's limit on bound values
-
-
-def index_page(conn: Connection, page_id: int, *, title: str, tags: list[str], body: str) -> None:
-    """Bring the page's rows in the search index in step with its title, tags and body, in the
-    page's own transaction: the rows of sections gone or changed are deleted and those of new
-    ones inserted (their words indexed); a kept section that moved (another ordinal, or its
-    anchor renumbered) has its row renumbered; the others are not touched."""
-    stored: dict[tuple[bool, str], list[Any]] = defaultdict(list)
-    for row in conn.execute(_STORED, {"page_id": page_id}):
-        stored[row.ordinal == TITLE_ORDINAL, row.digest].append(row)
-    added, moved = [], []
-    for section in index_sections(title, tags, body):
-        same = stored.get((section.is_title, section.digest))
-        if not same:
-            added.append({"page_id": page_id, **_row(section)})
-            continue
-        row = same.pop(0)
-        if (row.ordinal, row.anchor) != (section.ordinal, section.anchor):
-            moved.append(
-                {"row_id": row.id, "new_ordinal": section.ordinal, "new_anchor": section.anchor}
-            )
-    gone = [row.id for rows in stored.values() for row in rows]
-    for at in range(0, len(gone), _CHUNK):
-        conn.execute(page_sections.delete().where(page_sections.c.id.in_(gone[at : at + _CHUNK])))
-    if moved:
-        conn.execute(_MOVE, moved)
-    if added:
-        conn.execute(page_sections.insert(), added)
-
-
-def _row(section: IndexedSection) -> dict[str, Any]:
-    return {
-        "ordinal": section.ordinal,
-        "heading": section.heading,
-        "anchor": section.anchor,
-        "digest": section.digest,
-        "text": section.text,
-    }
-
-
-def unindex_page(conn: Connection, page_id: int) -> None:
-    conn.execute(page_sections.delete().where(page_sections.c.page_id == page_id))
 
 
 def _under(folder: Address) -> sa.ColumnElement[bool]:

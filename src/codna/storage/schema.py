@@ -163,7 +163,11 @@ page_sections = sa.Table(
     sa.Column("anchor", sa.Text),
     sa.Column("digest", sa.String(64), nullable=False),
     sa.Column("text", sa.Text, nullable=False),
+    # The section's length as written, heading line included (0 on the title row): from them a
+    # save finds where each section begins without scanning the page (migration 0014).
+    sa.Column("chars", sa.Integer, nullable=False, server_default="0"),
     sa.Index("ix_page_sections_page_id", "page_id"),
+    sa.Index("ix_page_sections_lengths", "page_id", "ordinal", "chars"),
 )
 
 tokens = sa.Table(
@@ -437,3 +441,27 @@ runs = sa.Table(
     ),
 )
 sa.Index("ix_runs_member_id", runs.c.member_id)
+
+# Every change of a grant: who made it and when, whom it concerns, where, and the level before
+# and after (None before: given; None after: taken back). Written in the change's transaction.
+grant_changes = sa.Table(
+    "grant_changes",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("changed_at", UTCDateTime, nullable=False),
+    sa.Column("changed_by", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id"), nullable=False),
+    sa.Column("space", sa.String(20), nullable=False),
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.Column("level_before", sa.String(5)),
+    sa.Column("level_after", sa.String(5)),
+    sa.CheckConstraint(
+        "level_before IN ('read', 'write') OR level_before IS NULL", name="level_before"
+    ),
+    sa.CheckConstraint(
+        "level_after IN ('read', 'write') OR level_after IS NULL", name="level_after"
+    ),
+    sa.CheckConstraint("level_before IS NOT NULL OR level_after IS NOT NULL", name="a_change"),
+)
+sa.Index("ix_grant_changes_member_id", grant_changes.c.member_id)
+sa.Index("ix_grant_changes_changed_by", grant_changes.c.changed_by)
