@@ -28,25 +28,48 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
 
 
 class HostOriginGuard:
-    """DNS-rebinding protection: a Host not allowed gets 421, a browser Origin not allowed 403."""
+    """DNS-rebinding protection: a Host not allowed gets 421, a browser Origin not allowed 403.
+
+    A request with more than one Host or Authorization header is refused with 400: the guard
+    and the code behind it could each read a different one (a Host checked here and another
+    used for a URL, one member's token or another's)."""
 
     def __init__(self, app: ASGIApp, *, hosts: tuple[str, ...], origins: tuple[str, ...]) -> None:
         self.app, self.hosts, self.origins = app, _matcher(hosts), _matcher(origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = dict(scope["headers"])
-            host = headers.get(b"host", b"").decode("latin-1")
+            hosts: list[bytes] = []
+            origins: list[bytes] = []
+            tokens = 0
+            for name, value in scope["headers"]:
+                if name == b"host":
+                    hosts.append(value)
+                elif name == b"origin":
+                    origins.append(value)
+                elif name == b"authorization":
+                    tokens += 1
+            if len(hosts) > 1:
+                message = f"A request names one Host; this one named {len(hosts)}."
+                await _refuse(send, 400, "bad_host", message)
+                return
+            if tokens > 1:
+                message = f"A request carries one Authorization header; this one had {tokens}."
+                await _refuse(send, 400, "invalid_request", message)
+                return
+            host = hosts[0].decode("latin-1") if hosts else ""
             if host and ":" not in host.rpartition("]")[2]:
                 # No port: the scheme's own, as a browser leaves it out.
                 host += ":443" if scope.get("scheme") in ("https", "wss") else ":80"
-            origin = headers.get(b"origin", b"").decode("latin-1")
             if not self.hosts(host):
                 await _refuse(send, 421, "bad_host", f"This server does not answer to {host!r}.")
                 return
-            if origin and not self.origins(origin):
-                await _refuse(send, 403, "bad_origin", f"Requests from {origin!r} are not allowed.")
-                return
+            for sent in origins:  # a browser sends one; every one sent must be allowed
+                origin = sent.decode("latin-1")
+                if origin and not self.origins(origin):
+                    message = f"Requests from {origin!r} are not allowed."
+                    await _refuse(send, 403, "bad_origin", message)
+                    return
         await self.app(scope, receive, send)
 
 
