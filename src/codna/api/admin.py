@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.services import access, members, tokens
+from codna.schemas import OFFSET, window
+from codna.services import access, grant_changes, members, tokens
 from codna.services.access import Grant
+from codna.services.grant_changes import CHANGES, GrantChange
 from codna.services.members import Member, MemberDetails
 from codna.services.tokens import NewToken, Token
 
@@ -90,6 +94,20 @@ async def disable(caller: Writer, body: Disable) -> Member:
 @router.get("/grants", tags=["sharing"], summary="Grants: all for an admin, one's own else")
 async def list_grants(caller: Reader) -> list[Grant]:
     return await caller.run(access.list_grants)
+
+
+@router.get(
+    "/grants/changes",
+    tags=["sharing"],
+    summary="Changes of grants, newest first: all for an admin; else one's own, those made "
+    "and those of the agents one is responsible for",
+)
+async def list_grant_changes(
+    caller: Reader,
+    limit: Annotated[int, Query(**window(CHANGES, "changes"))] = CHANGES.default,
+    offset: Annotated[int, Query(**OFFSET)] = 0,
+) -> list[GrantChange]:
+    return await caller.run(grant_changes.list_grant_changes, limit=limit, offset=offset)
 
 
 @router.post("/grants", tags=["sharing"], summary="Share a space, folder or page")

@@ -15,10 +15,10 @@ from codna.cli.output import Out, command_options, refusals
 from codna.cli.pages import page, show_history, show_page
 from codna.cli.routines import routine
 from codna.cli.server import mcp_stdio, serve, token, worker
+from codna.cli.sharing import grants_list, share, unshare
 from codna.cli.skill import skill
 from codna.cli.transfer import export, import_
 from codna.services import (
-    access,
     automations,
     context,
     demo,
@@ -50,6 +50,8 @@ cli.add_command(worker)
 cli.add_command(skill)
 cli.add_command(routine)
 cli.add_command(check)
+for _sharing in (share, unshare, grants_list):
+    cli.add_command(_sharing)
 cli.add_command(backup)
 for _command in (
     suggestions_cli.suggest,
@@ -141,37 +143,6 @@ def agent_add(
     """Add an agent member."""
     added = members.add_agent(actor(), name=name, responsible=list(responsible))
     out.result(added, f"Added the agent {added.name}.")
-
-
-@cli.command()
-@click.argument("address")
-@click.argument("member_handle", metavar="MEMBER")
-@click.argument("level", type=click.Choice(["read", "write"]))
-@command_options
-def share(
-    address: str, member_handle: str, level: str, out: Out, actor: Callable[[], Member]
-) -> None:
-    """Give MEMBER read or write on a space, a folder (wiki:decisions/) or a page."""
-    grant = access.share(actor(), address=address, member=member_handle, level=level)
-    out.result(grant, f"{grant.member} may {grant.level} {grant.address}.")
-
-
-@cli.command()
-@click.argument("address")
-@click.argument("member_handle", metavar="MEMBER")
-@command_options
-def unshare(address: str, member_handle: str, out: Out, actor: Callable[[], Member]) -> None:
-    """Take back what MEMBER was given on ADDRESS."""
-    access.unshare(actor(), address=address, member=member_handle)
-    out.result({"address": address, "member": member_handle}, f"Unshared {address}.")
-
-
-@cli.command("grants")
-@command_options
-def grants_list(out: Out, actor: Callable[[], Member]) -> None:
-    """List grants (all for an admin, your own otherwise)."""
-    found = access.list_grants(actor())
-    out.result(found, lambda: "\n".join(f"{g.level:5} {g.address:40} {g.member}" for g in found))
 
 
 @cli.command("search")

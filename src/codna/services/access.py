@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest, NotFound, ReadOnly
+from codna.services import grant_changes
 from codna.services import members as members_service
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.clock import now
@@ -327,12 +328,19 @@ def read_only_message(address: Address, actor: Member) -> str:
 # -- sharing --------------------------------------------------------------------------------
 
 
-def _check_may_share(mine: Rights, target: Address) -> None:
+def check_may_give(mine: Rights, target: Address, *, taking_back: bool = False) -> None:
+    """Whether `mine`'s member may give a grant on `target` (a space, a folder or a page):
+    an admin, or a person whose write covers all of it. Taking a grant back is allowed to
+    exactly whom could give it now: this one rule decides both.
+
+    Raises NotFound (a page the member cannot read) and ReadOnly (anything else refused).
+    """
+    verb = "take back what was given on" if taking_back else "share"
     if mine.member.is_agent:
-        raise ReadOnly("An agent cannot share pages.")
+        raise ReadOnly(f"An agent cannot {verb} pages.")
     if mine.member.via is not None:
-        raise ReadOnly("A routine's run cannot share pages; its member can.")
-    if mine.member.is_admin:
+        raise ReadOnly(f"A routine's run cannot {verb} pages; its member can.")
+    if mine.member.administers:
         return
     if target.kind == "page":
         level = mine.level(target.space, target.path)
@@ -345,69 +353,77 @@ def _check_may_share(mine: Rights, target: Address) -> None:
             held.level == "write" and held.covers(target.space, target.path) for held in mine.grants
         )
     if not allowed:
-        raise ReadOnly(f"Only an admin or someone who can write all of {target} can share it.")
+        raise ReadOnly(
+            f"Only an admin or someone who can write all of {target} can {verb} it.",
+            address=str(target),
+        )
+
+
+_GRANT_AT = sa.select(grants.c.id, grants.c.level).where(
+    grants.c.member_id == sa.bindparam("member_id"),
+    grants.c.space == sa.bindparam("space"),
+    grants.c.path == sa.bindparam("path"),
+)
 
 
 def share(actor: Member, *, address: str, member: str, level: str) -> Grant:
     """Give `member` (an e-mail or an agent's name) `read` or `write` on a space, folder or page.
 
-    Sharing again changes the level. Raises InvalidRequest (a bad level, write for an agent),
-    NotFound (no such member), ReadOnly (the actor may not share this).
+    Sharing again changes the level. Each change is recorded (grant_changes) in the same
+    transaction. Raises InvalidRequest (a bad level, write for an agent), NotFound (no such
+    member, a page the actor cannot read), ReadOnly (the actor may not share this).
     """
     if level not in LEVELS:
         raise InvalidRequest("The level is read or write.", field="level")
     granted: Level = "write" if level == "write" else "read"
     target = parse_address(address)
     with database().write() as conn:
-        _check_may_share(rights(conn, actor), target)
+        check_may_give(rights(conn, actor), target)
         grantee = members_service.lookup(conn, member)
         if grantee is None:
             raise NotFound(f"There is no member {member}.", field="member")
-        if grantee.is_agent and level == "write":
+        if grantee.is_agent and granted == "write":
             raise InvalidRequest(
                 f"{grantee.name} is an agent: it is given read only and may suggest changes, "
                 "never edit what it was given.",
                 field="level",
             )
-        existing = conn.execute(
-            sa.select(grants.c.id).where(
-                grants.c.member_id == grantee.id,
-                grants.c.space == target.space,
-                grants.c.path == target.path,
-            )
-        ).first()
-        if existing:
-            conn.execute(grants.update().where(grants.c.id == existing.id).values(level=level))
-        else:
-            conn.execute(
-                grants.insert().values(
-                    member_id=grantee.id,
-                    space=target.space,
-                    path=target.path,
-                    level=level,
-                    created_at=now(),
-                )
-            )
+        where = {"member_id": grantee.id, "space": target.space, "path": target.path}
+        existing = conn.execute(_GRANT_AT, where).first()
+        if existing is None:
+            conn.execute(grants.insert().values(**where, level=granted, created_at=now()))
+        elif existing.level != granted:
+            conn.execute(grants.update().where(grants.c.id == existing.id).values(level=granted))
+        before = existing.level if existing is not None else None
+        grant_changes.record(
+            conn, actor, member_id=grantee.id, where=target, before=before, after=granted
+        )
     return Grant(grantee.handle, str(target), granted)
 
 
 def unshare(actor: Member, *, address: str, member: str) -> None:
-    """Take back what `member` was given on exactly this address. Raises NotFound, ReadOnly."""
+    """Take back what `member` was given on exactly this address: allowed to whoever could
+    give it now (check_may_give), and recorded in the same transaction.
+
+    Raises NotFound (no such grant, a page the actor cannot read), ReadOnly (the actor could
+    not give it).
+    """
     target = parse_address(address)
     with database().write() as conn:
-        _check_may_share(rights(conn, actor), target)
+        check_may_give(rights(conn, actor), target, taking_back=True)
         grantee = members_service.lookup(conn, member)
-        deleted = 0
-        if grantee is not None:
-            deleted = conn.execute(
-                grants.delete().where(
-                    grants.c.member_id == grantee.id,
-                    grants.c.space == target.space,
-                    grants.c.path == target.path,
-                )
-            ).rowcount
-        if not deleted:
+        where = {"space": target.space, "path": target.path}
+        existing = (
+            conn.execute(_GRANT_AT, {"member_id": grantee.id, **where}).first()
+            if grantee is not None
+            else None
+        )
+        if grantee is None or existing is None:
             raise NotFound(f"{member} was given nothing on {target}.", field="member")
+        conn.execute(grants.delete().where(grants.c.id == existing.id))
+        grant_changes.record(
+            conn, actor, member_id=grantee.id, where=target, before=existing.level, after=None
+        )
 
 
 def list_grants(actor: Member) -> list[Grant]:
@@ -420,7 +436,7 @@ def list_grants(actor: Member) -> list[Grant]:
             .join(members, members.c.id == grants.c.member_id)
             .order_by(grants.c.space, grants.c.path, members.c.name)
         )
-        if not actor.is_admin:
+        if not actor.administers:  # an admin's run is no admin
             query = query.where(grants.c.member_id == actor.id)
         rows = conn.execute(query).all()
     return [Grant(r.email or r.name, str(Address(r.space, r.path)), r.level) for r in rows]

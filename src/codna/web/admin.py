@@ -10,8 +10,9 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from starlette.responses import RedirectResponse, Response
 
-from codna.services import access, members, tokens
+from codna.services import access, grant_changes, members, tokens
 from codna.services.access import Grant
+from codna.services.grant_changes import GrantChange
 from codna.services.members import Member, MemberDetails
 from codna.services.tokens import NewToken, Token
 from codna.web import automations
@@ -28,6 +29,7 @@ class Shown:
     member: Member
     members: list[MemberDetails]
     grants: list[Grant]
+    changes: list[GrantChange]  # the newest changes of grants
     tokens: list[Token]
 
 
@@ -36,6 +38,7 @@ def _admin(member: Member) -> Shown:
         member,
         members.list_members(member),
         access.list_grants(member),
+        grant_changes.list_grant_changes(member),
         tokens.list_tokens(member, member="*"),
     )
 
