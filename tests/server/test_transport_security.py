@@ -1,6 +1,7 @@
-"""Host headers as a real `codna serve` parses them off the socket (uvicorn's HTTP parser, not
-the in-process client): a rebinding Host, two Hosts and none are never served. The rest of the
-transport's answers are tested in process (tests/api/test_transport_security.py)."""
+"""What a real `codna serve` shows of its transport: Host headers as uvicorn's parser reads them
+off the socket (a rebinding Host, two Hosts and none are never served), and the scheme a TLS
+proxy on loopback forwards (the web's cookies are Secure behind it). The rest is tested in
+process (tests/api/test_transport_security.py)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,15 @@ def test_a_real_server_never_serves_a_rebinding_host_two_hosts_or_none(server: S
         status, text = request(server, *headers, version=version)
         assert status in (400, 421), (headers, status, text)
         assert "rita@example.com" not in text, headers
+
+
+def test_behind_a_tls_proxy_on_loopback_the_web_cookies_are_secure(server: Server) -> None:
+    # uvicorn takes X-Forwarded-Proto from a proxy on loopback (its default), so the app sees
+    # https and marks its cookies Secure; sent straight over http they are not.
+    with server.api() as client:
+        for forwarded, secure in (({"X-Forwarded-Proto": "https"}, True), ({}, False)):
+            answer = client.get("/", headers=forwarded)
+            assert answer.status_code == 200, answer.text
+            (visit,) = [c for c in answer.headers.get_list("set-cookie") if "codna_visit=" in c]
+            flags = {part.strip().lower() for part in visit.split(";")[1:]}
+            assert ("secure" in flags) is secure and {"httponly", "samesite=lax"} <= flags
