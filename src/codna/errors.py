@@ -102,6 +102,12 @@ class RevertConflict(Conflict):
     """A revision cannot be undone: the text it changed is no longer as it left it."""
 
 
+class Unavailable(CodnaError):
+    """The database cannot be reached just now (stopped, restarting): try again shortly."""
+
+    code = "unavailable"
+
+
 class RateLimited(CodnaError):
     """Too many calls: `retry_after` seconds."""
 

@@ -22,6 +22,8 @@ SPEC_2 = {
     "already_decided": 409,
     "no_longer_applies": 409,
     "rate_limited": 429,
+    # Beyond SPEC 2's table (issue 15): the database cannot be reached just now.
+    "unavailable": 503,
 }
 
 

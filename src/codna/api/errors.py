@@ -29,6 +29,7 @@ STATUS = {
     "already_decided": 409,
     "no_longer_applies": 409,
     "rate_limited": 429,
+    "unavailable": 503,
 }
 
 
@@ -67,6 +68,7 @@ DOCUMENTED: dict[int | str, dict[str, Any]] = {
             "(invalid_edit).",
         ),
         (429, "Too many calls (rate_limited); see Retry-After."),
+        (503, "The database cannot be reached just now (unavailable); see Retry-After."),
     )
 }
 
@@ -75,7 +77,7 @@ def error_response(error: CodnaError) -> JSONResponse:
     headers = {}
     if error.code == "unauthenticated":
         headers["WWW-Authenticate"] = "Bearer"
-    if error.code == "rate_limited":
+    if error.code in ("rate_limited", "unavailable"):
         headers["Retry-After"] = str(error.fields.get("retry_after", 1))
     return ErrorResponse(error.as_dict(), status_code=STATUS.get(error.code, 400), headers=headers)
 

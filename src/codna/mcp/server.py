@@ -23,8 +23,11 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from mcp.types import Resource as MCPResource
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated
+from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated, Unavailable
 from codna.mcp import compact
 from codna.services import tokens
 from codna.services.access import Action, may_ever
@@ -173,6 +176,14 @@ class CodnaMCP(MCPServer[Any]):
     def caller(self) -> Caller:
         return current_caller(self.local)
 
+    def streamable_http_app(self, **options: Any) -> Starlette:
+        """The SDK's Streamable HTTP app, answering 503 when the database cannot be reached
+        while the bearer token is checked (before any tool runs; a tool's own refusal is a
+        tool error)."""
+        app = super().streamable_http_app(**options)
+        app.add_middleware(AnswerUnavailable)
+        return app
+
     def may_use(self, member: Member, tool: str) -> bool:
         return may_ever(member, self.needs[tool])
 
@@ -215,3 +226,28 @@ def _invalid_arguments(tool: str, error: ValidationError) -> CodnaError:
     first = error.errors()[0]
     where = ".".join(str(p) for p in first["loc"])
     return InvalidRequest(f"{tool}: {where or 'the arguments'}: {first['msg']}.", field=where)
+
+
+class AnswerUnavailable:
+    """ASGI middleware: Unavailable raised before an answer started (the token's check, in
+    the SDK's auth middleware) becomes a 503 with the error's JSON, as the API answers it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Unavailable as error:
+            if started or scope["type"] != "http":
+                raise
+            retry = str(error.fields.get("retry_after", 1))
+            answer = JSONResponse(error.as_dict(), status_code=503, headers={"Retry-After": retry})
+            await answer(scope, receive, send)

@@ -22,6 +22,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Connection, Engine
 
+from codna.errors import Unavailable
 from codna.storage import schema
 
 DEFAULT_URL = "sqlite:///data/codna.db"
@@ -29,6 +30,8 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 # Any fixed number will do: it keeps two processes starting at once from migrating together.
 _MIGRATION_LOCK = 0x0C0D4A
 _AFTER_COMMIT = "codna_after_commit"
+# Seconds a caller is told to wait before trying again when the database cannot be reached.
+UNAVAILABLE_RETRY_AFTER = 2
 # The read transaction open in this call, that reads inside it share (see Database.read).
 _OPEN_READ: ContextVar[tuple[Database, Connection] | None] = ContextVar("open_read", default=None)
 
@@ -84,7 +87,7 @@ class Database:
             yield shared[1]
             return
         callbacks: list[Callable[[], None]] = []
-        with self.engine.connect() as conn, _transaction(conn, callbacks):
+        with self._reachable(), self.engine.connect() as conn, _transaction(conn, callbacks):
             opened = _OPEN_READ.set((self, conn))
             try:
                 yield conn
@@ -104,12 +107,29 @@ class Database:
         # (seconds at the tail under load); other processes still wait in busy_timeout.
         _OPEN_READ.set(None)  # what this call reads from now on sees what this writes
         callbacks: list[Callable[[], None]] = []
-        with self._writer_lock, self.engine.connect() as conn:
+        with self._reachable(), self._writer_lock, self.engine.connect() as conn:
             conn.execution_options(codna_write=True)
             with _transaction(conn, callbacks):
                 yield conn
         for callback in callbacks:
             callback()
+
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        """A PostgreSQL server that cannot be reached (stopped, restarting, the connection cut
+        mid-transaction) is Unavailable, a refusal each interface answers cleanly; what the
+        transaction did is rolled back. The pool tests each connection as it is taken, so the
+        first request after the server is back gets a fresh one. An SQLite file has no server:
+        its errors stay what they are."""
+        try:
+            yield
+        except (sa.exc.OperationalError, sa.exc.InterfaceError) as error:
+            if self.is_sqlite:
+                raise
+            raise Unavailable(
+                "The database cannot be reached just now; try again in a moment.",
+                retry_after=UNAVAILABLE_RETRY_AFTER,
+            ) from error
 
     def migrate(self, revision: str = "head") -> None:
         """Bring the schema up to the newest migration, or to `revision` (run on start; safe

@@ -22,6 +22,7 @@ STATUS = {
     "conflict": 409,
     "rate_limited": 429,
     "too_large": 413,
+    "unavailable": 503,
 }
 
 
