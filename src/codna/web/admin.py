@@ -16,10 +16,11 @@ from codna.services.grant_changes import GrantChange
 from codna.services.members import Member, MemberDetails
 from codna.services.tokens import NewToken, Token
 from codna.web import automations
+from codna.web.forms import FormRoute
 from codna.web.templating import render
 from codna.web.visitor import Seen
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=FormRoute)
 # Automations have a page of their own, for anyone signed in, served with the admin's views.
 router.include_router(automations.router)
 

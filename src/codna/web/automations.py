@@ -19,10 +19,11 @@ from codna.services.automations import EVENT_TYPES, Automation
 from codna.services.members import Member
 from codna.services.runs import Run
 from codna.web.errors import form_status
+from codna.web.forms import FormRoute
 from codna.web.templating import render
 from codna.web.visitor import Seen
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=FormRoute)
 
 HERE = "/automations"
 RECENT_RUNS = 20

@@ -21,6 +21,7 @@ from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.web.errors import form_status
+from codna.web.forms import FormRoute
 from codna.web.pages import crumbs
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
@@ -28,7 +29,9 @@ from codna.web.visitor import Seen
 # A browser sends a form URL-encoded, up to three bytes for each byte of the text, so a field
 # may be three times the largest body for the body's own limit to be the one that refuses.
 FIELD_BYTES = 3 * MAX_BODY_BYTES
-router = APIRouter(include_in_schema=False, form_limits={"max_part_size": FIELD_BYTES})
+router = APIRouter(
+    include_in_schema=False, route_class=FormRoute, form_limits={"max_part_size": FIELD_BYTES}
+)
 
 # Refusals the form answers itself, with the typed text kept; any other (not found) is the
 # error page.

@@ -15,12 +15,13 @@ from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page
 from codna.services.revisions import Revision
+from codna.web.forms import FormRoute
 from codna.web.pages import crumbs
 from codna.web.rendering import rendered
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=FormRoute)
 
 # What made a revision, as the history shows it (a restore is saved as a revert).
 MADE_BY = {

@@ -22,10 +22,11 @@ from codna.services.links import LinkSuggestion
 from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion
 from codna.services.suggestions import Preview
+from codna.web.forms import FormRoute
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=FormRoute)
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 
 from codna.errors import RateLimited, Unauthenticated
 from codna.services import sessions
+from codna.web.forms import FormRoute
 from codna.web.templating import STATIC, render
 from codna.web.visitor import Seen, signed_in, signed_out
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=FormRoute)
 HOME = "/p/wiki/"
 
 
