@@ -19,7 +19,12 @@ from codna.markdown.edits import (
     ReplaceSection,
 )
 from codna.markdown.headings import parse_name, trim
-from codna.markdown.limits import check_body, normalise_newlines
+from codna.markdown.limits import (
+    check_body,
+    check_body_size,
+    check_plain_text,
+    normalise_newlines,
+)
 from codna.markdown.pieces import PieceTable
 from codna.markdown.section_finder import SectionFinder
 from codna.markdown.sections import SectionAmbiguous, SectionNotFound, heading_name
@@ -357,7 +362,12 @@ def apply_edits_with_splices(body: str, edits: Sequence[Edit]) -> tuple[str, lis
     for index, edit in enumerate(edits):
         _apply(editing, edit, index)
     result = editing.whole()
-    check_body(result)
     if normalised is not body:  # the edits' offsets are those of the text with its newlines
+        check_body(result)
         return result, [(0, len(body), result)] if result != body else []
+    # What the edits put in is checked, not the whole page again: the rest is the body as it
+    # was saved, checked then, and joining texts makes no character that was not in them.
+    for _, _, text in editing.splices:
+        check_plain_text(text, field="body")
+    check_body_size(result)
     return result, editing.splices

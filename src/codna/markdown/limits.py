@@ -99,6 +99,11 @@ def check_body(body: str) -> None:
     Raises TooLarge (limit=MAX_BODY_BYTES, field="body"), InvalidRequest.
     """
     check_plain_text(body, field="body")
+    check_body_size(body)
+
+
+def check_body_size(body: str) -> None:
+    """Refuse a page body over MAX_BODY_BYTES. Raises TooLarge (limit, field="body")."""
     if not _fits(body, MAX_BODY_BYTES):
         raise TooLarge(
             f"The page body would be {utf8_size(body):,} bytes; a page holds at most "
