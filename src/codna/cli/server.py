@@ -17,6 +17,8 @@ from codna.services.tokens import Caller
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 ANY_ADDRESS = ("0.0.0.0", "::", "")
+# Seconds a worker process may take to answer its supervisor before it is killed and replaced.
+WORKER_HEALTHCHECK_SECONDS = 60
 
 
 @click.command()
@@ -49,6 +51,10 @@ def serve(host: str, port: int, workers: int) -> None:
         log_level="info",  # one access line per request; the MCP SDK's own lines are quiet
         server_header=False,
         timeout_graceful_shutdown=5,
+        # A spawned worker answers the supervisor's health check only after importing the
+        # `codna` command again, seconds on a busy host: uvicorn's 5 s killed every worker
+        # still starting, and its replacement, over and over.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
     )
     logging.getLogger("mcp").setLevel(logging.WARNING)
     socket = config.bind_socket()  # bound before it is announced
