@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from codna.cli.main import cli
 from codna.markdown.edits import parse_edits
-from codna.services import changes, members, pages
+from codna.services import changes, members, pages, search
 from codna.storage.database import Database
-from codna.storage.schema import revisions
+from codna.storage.schema import page_sections, revisions
 from tests.cli.conftest import invoke
 
 
@@ -31,7 +31,10 @@ def a_page_with_versions(versions: int) -> None:
 def test_a_clean_workspace_checks_out_with_every_version_counted(workspace: None) -> None:
     a_page_with_versions(4)
     done = invoke(["check"])
-    assert done.stdout == "Checked 4 versions of 1 page: every version rebuilds to its SHA-256.\n"
+    assert done.stdout == (
+        "Checked 4 versions of 1 page: every version rebuilds to its SHA-256, every page's "
+        "search index is in step with its text.\n"
+    )
     found = json.loads(invoke(["check", "--json"]).stdout)
     assert (found["pages"], found["versions"], found["damaged"], found["database"]) == (
         1,
@@ -63,3 +66,25 @@ def test_a_delta_damaged_on_purpose_is_named_and_the_check_fails(
 def test_only_an_admin_checks(workspace: None) -> None:
     refused = invoke(["check", "--as", "ben@example.com"], ok=False)
     assert refused.stderr.startswith("read_only: Only an admin can check the workspace")
+
+
+def test_a_page_whose_search_index_is_out_of_step_is_named_and_made_again_when_asked(
+    workspace: None, db: Database
+) -> None:
+    a_page_with_versions(2)
+    with db.write() as conn:  # as if a save had left a section's words behind
+        conn.execute(page_sections.update().values(text="stale words", digest="0" * 64))
+    done = CliRunner().invoke(cli, ["check"], catch_exceptions=False)
+    assert done.exit_code == 1
+    assert done.stdout.splitlines() == [
+        "wiki:checked: its search index is out of step with its text (codna check --reindex "
+        "makes it again).",
+        "Checked 2 versions of 1 page: 1 page out of step in the index.",
+    ]
+    ada = members.first_admin()
+    assert [h.address for h in search.search(ada, query="stale")] == ["wiki:checked"]
+    repaired = invoke(["check", "--reindex", "--json"])
+    assert json.loads(repaired.stdout)["reindexed"] == ["wiki:checked"]
+    assert search.search(ada, query="stale") == []
+    assert [h.address for h in search.search(ada, query='"line 1 in"')] == ["wiki:checked"]
+    assert invoke(["check"]).stdout.endswith("is in step with its text.\n")

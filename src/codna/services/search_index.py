@@ -229,5 +229,35 @@ def _rewritten(section: IndexedSection) -> dict[str, Any]:
     }
 
 
+_ROWS = (
+    sa.select(
+        page_sections.c.ordinal,
+        page_sections.c.heading,
+        page_sections.c.anchor,
+        page_sections.c.digest,
+        page_sections.c.chars,
+    )
+    .where(page_sections.c.page_id == sa.bindparam("page_id"))
+    .order_by(page_sections.c.ordinal)
+)
+
+
+def in_step(conn: Connection, page_id: int, *, title: str, tags: Sequence[str], body: str) -> bool:
+    """Whether the page's rows in the index are the ones its title, tags and body make."""
+    stored = [tuple(row) for row in conn.execute(_ROWS, {"page_id": page_id})]
+    made = [
+        (s.ordinal, s.heading, s.anchor, s.digest, s.chars)
+        for s in index_sections(title, tags, body)
+    ]
+    return stored == made
+
+
+def reindex_page(
+    conn: Connection, page_id: int, *, title: str, tags: Sequence[str], body: str
+) -> None:
+    """Make the page's rows again from its whole text, comparing each with what is stored."""
+    _index_whole(conn, page_id, index_sections(title, tags, body))
+
+
 def unindex_page(conn: Connection, page_id: int) -> None:
     conn.execute(page_sections.delete().where(page_sections.c.page_id == page_id))
