@@ -5,19 +5,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from fnmatch import translate
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
     """A test of whether a value matches any of `patterns`, ignoring case, where `*` stands
-    for any text and `[` is itself (`[::1]:*` is IPv6's loopback, not a set of characters).
-    One regular expression, made once."""
-    globs = (pattern.lower().replace("[", "[[]") for pattern in patterns)
-    either = "|".join(f"(?:{translate(glob)})" for glob in globs)
-    match = re.compile(either or "(?!)").match
+    for any text, except a `:*` that ends a pattern, which stands for a port (digits only:
+    `127.0.0.1:*` is not `127.0.0.1:80.evil.example`). One regular expression, made once."""
+    either = "|".join(f"(?:{_regex(pattern.lower())})" for pattern in patterns)
+    match = re.compile(either or "(?!)").fullmatch
     return lambda value: match(value.lower())
+
+
+def _regex(pattern: str) -> str:
+    head, port = (pattern[:-2], r":[0-9]{1,5}") if pattern.endswith(":*") else (pattern, "")
+    return re.escape(head).replace(r"\*", ".*") + port
 
 
 async def _refuse(send: Send, status: int, code: str, message: str) -> None:

@@ -15,6 +15,7 @@ TWELVE = [{"op": "replace", "old": "At most ten.", "new": "At most twelve."}]
 def test_a_host_the_server_does_not_answer_to_gets_421(app: InProcessServer, path: str) -> None:
     with app.api("reader") as client:
         hosts = ("evil.example", f"evil.example:{app.port}", "127.0.0.1.evil.example", "1:80")
+        hosts += (f"127.0.0.1:{app.port}.evil.example", f"localhost:{app.port}x")
         for host in hosts:
             answer = client.post(path, json={}, headers={"Host": host} | MCP_HEADERS)
             error_body(answer, 421, "bad_host")
