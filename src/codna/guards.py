@@ -31,7 +31,8 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
 
 
 class HostOriginGuard:
-    """DNS-rebinding protection: a Host not allowed gets 421, a browser Origin not allowed 403.
+    """DNS-rebinding protection: a Host not allowed gets 421, a browser Origin not allowed 403
+    (allowed: one CODNA_ALLOWED_ORIGINS names, or the server's own, the Host it was sent to).
 
     A request with more than one Host or Authorization header is refused with 400: the guard
     and the code behind it could each read a different one (a Host checked here and another
@@ -69,11 +70,20 @@ class HostOriginGuard:
                 return
             for sent in origins:  # a browser sends one; every one sent must be allowed
                 origin = sent.decode("latin-1")
-                if origin and not self.origins(origin):
+                if origin and not self.origins(origin) and not _same_host(origin, hosts):
                     message = f"Requests from {origin!r} are not allowed."
                     await _refuse(send, 403, "bad_origin", message)
                     return
         await self.app(scope, receive, send)
+
+
+def _same_host(origin: str, hosts: list[bytes]) -> bool:
+    """Whether a browser's Origin names the Host the request was sent to (allowed already):
+    the server's own pages, wherever it is deployed, need no CODNA_ALLOWED_ORIGINS. Another
+    site's page cannot send its request with this server's name as its Origin."""
+    _, separator, named = origin.partition("://")
+    sent = hosts[0].decode("latin-1") if hosts else ""
+    return bool(separator and sent) and named.lower() == sent.lower()
 
 
 class BodyCap:

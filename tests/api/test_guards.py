@@ -1,11 +1,14 @@
 """The guards in front of the API and MCP: a Host the server does not answer to gets 421, a
-browser Origin not allowed 403, and a flood of writes past the rate limit 429."""
+browser Origin not allowed 403 (the server's own, by its Host, is allowed), and a flood of writes
+past the rate limit 429."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from tests.conftest import TIGHT_RATE_LIMIT, InProcessServer, error_body, unique
+from tests.conftest import TIGHT_RATE_LIMIT, InProcessServer, error_body, in_process, unique
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 TWELVE = [{"op": "replace", "old": "At most ten.", "new": "At most twelve."}]
@@ -60,3 +63,36 @@ def test_a_flood_of_api_writes_past_the_rate_limit_gets_429_with_retry_after(
         assert client.get("/api/v1/me").status_code == 200
     with tight_app.api("reader") as other:
         assert other.post("/api/v1/page/edit", json=edit).status_code == 404
+
+
+@pytest.fixture
+def deployed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[InProcessServer]:
+    """The app answering to wiki.example.com as well, with no browser origin configured."""
+    hosts = ("127.0.0.1:*", "wiki.example.com", "wiki.example.com:*")
+    with (
+        in_process("sqlite", request, tmp_path_factory, allowed_hosts=hosts) as server,
+        server.active(),
+    ):
+        yield server
+
+
+def test_the_servers_own_pages_are_an_allowed_origin_wherever_it_is_deployed(
+    deployed: InProcessServer,
+) -> None:
+    with deployed.api("reader") as client:
+        for host, origin in (
+            ("wiki.example.com", "https://wiki.example.com"),
+            ("wiki.example.com:8443", "https://WIKI.example.com:8443"),
+        ):
+            fine = client.get("/api/v1/me", headers={"Host": host, "Origin": origin})
+            assert fine.status_code == 200, (host, origin)
+        for host, origin in (
+            ("wiki.example.com", "https://evil.example"),
+            ("wiki.example.com", "https://wiki.example.com.evil.example"),
+            ("wiki.example.com:8443", "https://wiki.example.com"),
+            ("wiki.example.com", "null"),
+        ):
+            answer = client.get("/api/v1/me", headers={"Host": host, "Origin": origin})
+            error_body(answer, 403, "bad_origin")
