@@ -68,6 +68,14 @@ from server import CODNA, POSTGRES_ADMIN, free_port, mcp_call, started, throwawa
 READS = ("read", "list", "search", "inbox")
 WORDS = ("item open", "closed", "note", "load page", "items", "open*")
 API = "/api/v1"
+# Server log lines that say nothing of trouble: one per answer, and starting up.
+QUIET = (
+    'HTTP/1.1" 2',
+    'HTTP/1.1" 4',
+    "Started server process",
+    "Waiting for application",
+    "Application startup complete",
+)
 DESIGNED = {
     "already_decided": "decided by another editor a moment before",
     "no_longer_applies": "stale: another acceptance closed its item",
@@ -280,11 +288,41 @@ def _parent(pid: int) -> int:
         return -1
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User and system CPU time each process has used so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
+def database_processes(url: str) -> list[int]:
+    """PostgreSQL's backends serving the database of `url` (none for SQLite)."""
+    name = url.rsplit("/", 1)[-1]
+    if not url.startswith("postgresql"):
+        return []
+    return [
+        int(p.name)
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and any(name in a for a in _cmdline(int(p.name)))
+    ]
+
+
+def rss_mb(pid: int) -> float | None:
+    """The process's resident memory in MB, or None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
-    return float("nan")
+    return None
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -293,12 +331,14 @@ def rss_mb(pid: int) -> float:
 @dataclass
 class Report:
     engine: str
+    url: str
     workers: int
     clients: int
     duration: float
     warmup: float
     tally: Tally
-    rss: dict[int, tuple[float, float]] = field(default_factory=dict)  # pid: start, end MB
+    rss: dict[int, tuple[float | None, float | None]] = field(default_factory=dict)  # MB
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds used in the window
     problems: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -320,6 +360,9 @@ async def sdk_agrees(base: str, token: str) -> None:
 
 
 async def drive(base: str, port: int, world: World, report: Report, ledger: Ledger) -> None:
+    deadline = time.monotonic() + 120
+    while len(server_processes(port)) < report.workers and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)  # every worker process started before the load begins
     await sdk_agrees(base, world.agent_tokens[0][0])
     tally = report.tally
     begin = time.perf_counter()
@@ -334,11 +377,24 @@ async def drive(base: str, port: int, world: World, report: Report, ledger: Ledg
 
     async def watch() -> None:
         await asyncio.sleep(report.warmup)
-        pids = server_processes(port)
-        start = {pid: rss_mb(pid) for pid in pids}
+        start = {pid: rss_mb(pid) for pid in server_processes(port)}
+        used = {
+            "server": cpu_seconds(list(start)),
+            "database": cpu_seconds(database_processes(report.url)),
+        }
+        mine = time.process_time()
         tally.measuring = True
         await asyncio.sleep(max(0.0, until - time.perf_counter() - 0.5))
-        report.rss = {pid: (start[pid], rss_mb(pid)) for pid in pids}
+        end = {pid: rss_mb(pid) for pid in server_processes(port)}
+        report.rss = {pid: (start.get(pid), end.get(pid)) for pid in sorted({*start, *end})}
+        after = {
+            "server": cpu_seconds(list(used["server"])),
+            # PostgreSQL starts a backend per new connection: those started in the window too.
+            "database": cpu_seconds(database_processes(report.url)),
+        }
+        for what, before in used.items():
+            report.cpu[what] = sum(t - before.get(pid, 0.0) for pid, t in after[what].items())
+        report.cpu["load"] = time.process_time() - mine
         await asyncio.sleep(max(0.0, until - time.perf_counter()))
         tally.measuring = False
 
@@ -352,7 +408,7 @@ def run(
     """The whole run on the empty database at `url`: seed, serve, load, stop, check."""
     world = seed(url, clients, duration + warmup)
     ledger = Ledger()
-    report = Report(engine, workers, clients, duration, warmup, Tally())
+    report = Report(engine, url, workers, clients, duration, warmup, Tally())
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODNA_")}
     env.update({"CODNA_DATABASE_URL": url, "CODNA_RATE_LIMIT": "1000000000"})
@@ -396,7 +452,20 @@ def lines(report: Report) -> list[str]:
         out.append(f"  {n:6}  {op} {via}: {what} ({DESIGNED[what.split()[-1]]})")
     out += [f"skipped: {n} {why}" for why, n in sorted(tally.skipped.items())]
     out.append("memory (VmRSS, MB), per server process: after warm-up -> at the end")
-    out += [f"  pid {pid}: {a:.1f} -> {b:.1f} ({b - a:+.1f})" for pid, (a, b) in report.rss.items()]
+    for pid, (a, b) in report.rss.items():
+        if a is None or b is None:
+            seen = "started during the run" if a is None else "gone before the end"
+            out.append(f"  pid {pid}: {a or b or 0:.1f}, {seen}")
+        else:
+            out.append(f"  pid {pid}: {a:.1f} -> {b:.1f} ({b - a:+.1f})")
+    if report.cpu:
+        per = {what: seconds * 1000 / max(total, 1) for what, seconds in report.cpu.items()}
+        out.append(
+            "CPU used in the window, ms per answer: "
+            + ", ".join(f"{what} {ms:.1f}" for what, ms in per.items())
+            + f" (of {report.duration * (os.cpu_count() or 1) * 1000 / max(total, 1):.1f} "
+            "the cores had)"
+        )
     out.append("consistency: " + ", ".join(f"{k} {v}" for k, v in report.counts.items()))
     out.append(f"problems: {len(report.problems) or 'none'}")
     out += [f"  {problem}" for problem in report.problems[:50]]
@@ -434,14 +503,11 @@ def main() -> None:
             with throwaway_postgres(options.postgres) as url:
                 report = run("postgresql", url, logs=logs, **common)
         print("\n".join(lines(report)), flush=True)
+        log = (logs / f"serve-{options.engine}.log").read_text().splitlines()
+        noted = [line for line in log if not any(word in line for word in QUIET)]
+        print(f"server log: {len(log)} lines; beside the access lines of answers (first 30):")
+        print(*noted[:30], sep="\n  ")
         if report.tally.errors or report.problems:
-            log = logs / f"serve-{options.engine}.log"
-            tail = [
-                line
-                for line in log.read_text().splitlines()
-                if "Traceback" in line or "Error" in line
-            ]
-            print("server log, lines with errors (first 20):", *tail[:20], sep="\n  ")
             raise SystemExit(1)
 
 

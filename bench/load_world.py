@@ -66,7 +66,9 @@ def seed(url: str, clients: int, seconds: float) -> World:
     database.migrate()
     use_database(database)
     try:
-        admin = members.init_workspace(admin_email="ada@example.com", admin_password="load-password")
+        admin = members.init_workspace(
+            admin_email="ada@example.com", admin_password="load-password"
+        )
         editors = []
         for e in range(EDITORS):
             email = f"editor{e}@example.com"
