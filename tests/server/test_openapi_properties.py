@@ -7,19 +7,26 @@ The caller is a writer, not an admin, and revoking tokens is left out (it could 
 campaign's own token; revocation has tests of its own), as are the endless event streams.
 It runs against a real server: generated requests, malformed ones above all, go through a
 real HTTP parser (uvicorn's) as a client's would.
+
+A stateful run follows the description's links from a suggestion made to reading, deciding
+and withdrawing it (POST /suggestions answers with them), with schemathesis's own checks on
+every answer, its stateful ones included (what was made can be read).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
-from schemathesis import BaseSchema, Case, GenerationMode
+from schemathesis import BaseSchema, Case, GenerationMode, Response
 from schemathesis import checks as st
+from schemathesis.generation.stateful.state_machine import APIStateMachine
 
 from tests.server.conftest import Server
 
@@ -119,3 +126,101 @@ def test_every_answer_matches_the_body_headers_and_content_type_the_description_
 
 def test_no_operation_honours_a_call_without_its_token(campaign: Campaign) -> None:
     assert not campaign["ignored_auth"], report(campaign["ignored_auth"])
+
+
+# The stateful run ---------------------------------------------------------------------------
+
+SUGGESTIONS = r"^/api/v1/suggestions"
+# The campaign's checks and the stateful ones. Like the campaign, not positive_data_acceptance:
+# the description types text as strings, and the services refuse some strings (a control
+# character, a status that is none) with the 422 every route documents.
+STATEFUL_CHECKS = [*CHECKS.values(), st.use_after_free, st.ensure_resource_availability]
+STATEFUL_EXAMPLES = 15
+STATEFUL_STEPS = 12
+
+
+def suggestion_loop(server: Server, long_form: bool) -> type[APIStateMachine]:
+    """The state machine of the suggestion operations, its POST /suggestions made to apply.
+
+    A generated suggestion almost never names a page that exists with edits that apply, so
+    the links after it would never be followed: its body is replaced by an edit of a page of
+    the run's own, the generated reason kept when it is text. A generated decision is kept
+    when it is one; otherwise accept or reject, chosen from the rest of what was generated.
+    After each run the writer's suggestions still waiting are withdrawn (they count against a
+    suggester's limit of 200)."""
+    schema = api_description(server).include(path_regex=SUGGESTIONS)
+    headers = server.headers("schemathesis")
+    base = schema.as_state_machine()
+
+    class SuggestionLoop(base):  # type: ignore[valid-type,misc]
+        page = ""
+        answered: ClassVar[list[tuple[str, str, int]]] = []  # (method, path, status) of each call
+
+        def setup(self) -> None:
+            self.page = unique_page(server, headers)
+
+        def get_call_kwargs(self, case: Case) -> dict[str, Any]:
+            return {"headers": headers, "timeout": 30}
+
+        def before_call(self, case: Case) -> None:
+            if case.method == "POST" and case.path == "/api/v1/suggestions":
+                reason = case.body.get("reason") if isinstance(case.body, dict) else None
+                case.body = {
+                    "address": self.page,
+                    "reason": reason if isinstance(reason, str) and reason.strip() else "Why.",
+                    "edits": [{"op": "append", "text": f"Line {uuid.uuid4().hex}."}],
+                }
+            elif (
+                case.path.endswith("/decide")
+                and isinstance(case.body, dict)
+                and case.body.get("decision") not in ("accept", "reject")
+            ):
+                case.body["decision"] = ("accept", "reject")[len(str(case.body)) % 2]
+
+        def after_call(self, response: Response, case: Case) -> None:
+            self.answered.append((case.method, case.operation.path, response.status_code))
+
+        def validate_response(self, response: Response, case: Case, *args: Any, **kw: Any) -> None:
+            case.validate_response(response, checks=STATEFUL_CHECKS, headers=headers)
+
+        def teardown(self) -> None:
+            withdraw_waiting(server, headers)
+
+    return SuggestionLoop
+
+
+def unique_page(server: Server, headers: dict[str, str]) -> str:
+    address = f"wiki:stateful/{uuid.uuid4().hex[:10]}"
+    with httpx.Client(base_url=server.base, headers=headers, timeout=30) as client:
+        made = client.post("/api/v1/pages", json={"address": address, "title": "Stateful"})
+    assert made.status_code == 201, made.text
+    return address
+
+
+def withdraw_waiting(server: Server, headers: dict[str, str]) -> None:
+    with httpx.Client(base_url=server.base, headers=headers, timeout=30) as client:
+        waiting = client.get("/api/v1/suggestions", params={"status": "pending", "limit": 200})
+        for suggestion in waiting.json():
+            client.post(f"/api/v1/suggestions/{suggestion['id']}/withdraw")
+
+
+def test_a_stateful_run_from_suggesting_to_reading_and_deciding_finds_no_failure(
+    server: Server, long_form: bool
+) -> None:
+    loop = suggestion_loop(server, long_form)
+    loop.answered.clear()
+    loop.run(
+        settings=settings(
+            max_examples=STATEFUL_EXAMPLES * (10 if long_form else 1),
+            stateful_step_count=STATEFUL_STEPS,
+            deadline=None,
+            database=None,
+            derandomize=not long_form,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    # The links were followed: suggestions made, then read and decided on through them.
+    done = {(method, path, status) for method, path, status in loop.answered}
+    assert ("POST", "/api/v1/suggestions", 201) in done, sorted(done)
+    assert ("GET", "/api/v1/suggestions/{suggestion_id}", 200) in done, sorted(done)
+    assert ("POST", "/api/v1/suggestions/{suggestion_id}/decide", 200) in done, sorted(done)

@@ -36,7 +36,32 @@ class Decide(_Body):
     reason: str | None = None
 
 
-@router.post("/suggestions", status_code=status.HTTP_201_CREATED, summary="Suggest a change")
+def _about_the_suggestion(operation: str) -> dict[str, object]:
+    """An OpenAPI link from a suggestion made to `operation` (its method and path) on it."""
+    method, path = operation.split(" ")
+    pointer = path.replace("~", "~0").replace("/", "~1")
+    return {
+        "operationRef": f"#/paths/{pointer}/{method}",
+        "parameters": {"suggestion_id": "$response.body#/suggestion/id"},
+    }
+
+
+# What a client does next with a suggestion made: read it, decide on it, withdraw it.
+MADE_LINKS = {
+    "ReadSuggestion": _about_the_suggestion("get /api/v1/suggestions/{suggestion_id}"),
+    "DecideSuggestion": _about_the_suggestion("post /api/v1/suggestions/{suggestion_id}/decide"),
+    "WithdrawSuggestion": _about_the_suggestion(
+        "post /api/v1/suggestions/{suggestion_id}/withdraw"
+    ),
+}
+
+
+@router.post(
+    "/suggestions",
+    status_code=status.HTTP_201_CREATED,
+    summary="Suggest a change",
+    responses={status.HTTP_201_CREATED: {"links": MADE_LINKS}},
+)
 async def suggest_edit(caller: Writer, body: SuggestEdit) -> SuggestResult:
     return await caller.run(
         suggestions.suggest_edit,
