@@ -176,6 +176,19 @@ class CodnaMCP(MCPServer[Any]):
     def caller(self) -> Caller:
         return current_caller(self.local)
 
+    async def check_arguments(self, tool: str, arguments: dict[str, Any]) -> None:
+        """Refuse an argument the tool does not take, as the JSON API refuses a field its
+        body does not have: nothing a caller adds (a status, an author, `via`) is ignored
+        silently. Raises InvalidRequest naming it."""
+        listed = next(t for t in await self.every_tool() if t.name == tool)
+        takes = sorted(listed.input_schema.get("properties", {}))
+        unknown = sorted(set(arguments) - set(takes))
+        if unknown:
+            raise InvalidRequest(
+                f"{tool} takes no argument {unknown[0]}; it takes {', '.join(takes)}.",
+                field=unknown[0],
+            )
+
     def streamable_http_app(self, **options: Any) -> Starlette:
         """The SDK's Streamable HTTP app, answering 503 when the database cannot be reached
         while the bearer token is checked (before any tool runs; a tool's own refusal is a
@@ -210,6 +223,7 @@ class CodnaMCP(MCPServer[Any]):
                 # A hidden tool is refused exactly like one that does not exist.
                 raise NotFound("There is no such tool; tools/list shows the ones you may use.")
             self.limiter.hit(f"token:{caller.token_id}")
+            await self.check_arguments(name, arguments)
             return compact.answer(await super().call_tool(name, arguments, context))
         except CodnaError as error:
             return refusal(error, name)

@@ -2,7 +2,7 @@
 
 Everything here is computed from the grants as they are when asked. An agent is given read
 only, whatever it is shared with, and creates and writes only its own pages under its own
-folder, `output:<agent>/`.
+folder, `output:<agent>/`, where it reads every page.
 """
 
 from __future__ import annotations
@@ -86,8 +86,10 @@ class Rights:
     def _level(self, space: str, path: str, created_by: int | None) -> Level | None:
         if self.member.is_admin:
             return "write"
-        if self.member.is_agent and created_by == self.member.id and self._own(space, path):
-            return "write"
+        if self.member.is_agent and self._own(space, path):
+            # Its own folder: it writes what it made and reads the rest, so that a page
+            # someone else put there is no secret to the agent that cannot create there.
+            return "write" if created_by == self.member.id else "read"
         best: Level | None = None
         for held in self.grants:
             if held.covers(space, path):
@@ -166,7 +168,8 @@ class Rights:
             return sa.true()
         clauses = [held.clause() for held in self.grants]
         if self.member.is_agent:
-            clauses.append(sa.and_(pages.c.space == "output", pages.c.created_by == self.member.id))
+            own = pages.c.path.startswith(f"{self.member.name}/", autoescape=True)
+            clauses.append(sa.and_(pages.c.space == "output", own))
         return sa.or_(sa.false(), *clauses)
 
     def decidable(self) -> sa.ColumnElement[bool]:

@@ -147,7 +147,8 @@ def add(actor: Member, *, event: str, folder: str, routine: str) -> Automation:
     or a folder the actor can read).
 
     Raises InvalidRequest (an unknown event or routine, a page's address), ReadOnly (an
-    agent), NotFound (the actor cannot read the folder), Duplicate (the same rule is on).
+    agent, a routine's run), NotFound (the actor cannot read the folder), Duplicate (the same
+    rule is on).
     """
     event = _check_event(event)
     where = _check_folder(folder)
@@ -163,6 +164,7 @@ def add(actor: Member, *, event: str, folder: str, routine: str) -> Automation:
             f"{actor.name} is an agent and cannot make automations; a person responsible for "
             "it can.",
         )
+    _check_not_a_run(actor)
     with database().write() as conn:
         if not rights(conn, actor).can_read(where.space, where.path):
             raise NotFound(
@@ -204,7 +206,7 @@ def list_automations(actor: Member) -> list[Automation]:
     first, disabled ones too."""
     with database().read() as conn:
         query = _SELECT.order_by(automations.c.id)
-        if not actor.is_admin:
+        if not actor.administers:  # an admin's run is no admin
             query = query.where(
                 sa.or_(automations.c.member_id == actor.id, automations.c.created_by == actor.id)
             )
@@ -214,7 +216,8 @@ def list_automations(actor: Member) -> list[Automation]:
 def disable(actor: Member, *, automation_id: int) -> Automation:
     """Stop an automation: from now on no event starts it (an event already taken runs).
     Its maker, the member it runs as, or an admin may; to anyone else it is not there.
-    Disabling a disabled one changes nothing. Raises NotFound."""
+    Disabling a disabled one changes nothing. Raises NotFound, ReadOnly (a routine's run,
+    which starts and stops nothing)."""
     missing = NotFound(f"There is no automation {automation_id}.", field="automation_id")
     if not is_id(automation_id):
         raise missing
@@ -226,14 +229,23 @@ def disable(actor: Member, *, automation_id: int) -> Automation:
             .mappings()
             .first()
         )
-        if row is None or not (actor.is_admin or actor.id in (row["member_id"], row["created_by"])):
+        if row is None or not (
+            actor.administers or actor.id in (row["member_id"], row["created_by"])
+        ):
             raise missing
+        _check_not_a_run(actor)
         conn.execute(
             automations.update()
             .where(automations.c.id == automation_id, automations.c.disabled_at.is_(None))
             .values(disabled_at=now())
         )
         return _one(conn, automation_id)
+
+
+def _check_not_a_run(actor: Member) -> None:
+    """A routine's run starts no run: it neither makes nor stops automations."""
+    if actor.via is not None:
+        raise ReadOnly("A routine's run cannot make or stop automations; its member can.")
 
 
 def watches(conn: Connection) -> tuple[Watch, ...]:

@@ -58,7 +58,7 @@ def check_workspace(actor: Member, *, reindex: bool = False) -> Checked:
 
     Raises ReadOnly (not an admin: the check reads every page).
     """
-    if not actor.is_admin:
+    if not actor.administers:  # an admin's run is no admin
         raise ReadOnly("Only an admin can check the workspace: it reads every page.")
     damaged: list[Damaged] = []
     unindexed: list[tuple[int, str]] = []

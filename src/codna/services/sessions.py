@@ -235,7 +235,7 @@ def end_sessions(actor: Member, *, member: str) -> int:
         owner = members_service.lookup(conn, member)
         if owner is None:
             raise NotFound(f"There is no member {member}.", field="member")
-        if not (actor.is_admin or actor.id == owner.id):
+        if not (actor.administers or actor.id == owner.id):
             raise ReadOnly(f"You cannot end the sessions of {owner.handle}.")
         at = now()
         live = conn.execute(
