@@ -25,7 +25,11 @@ an accept of a suggestion whose item another acceptance closed, no_longer_applie
 the editor rejects it; a suggestion on an item that an acceptance in flight closed,
 invalid_edit, confirmed by the check). Anything else that is not a success is an error.
 
-Memory: VmRSS of each uvicorn worker process after the warm-up and at the end.
+Memory: VmRSS of each uvicorn worker process after the warm-up and at the end. CPU: what the
+server's processes, the database's (PostgreSQL's backends) and the load itself used per answer
+in the measured window, beside what the cores had (the machine may be shared). After the load,
+each operation alone (--alone calls, one at a time): the server's and the database's CPU per
+call, and its latency with nothing else running.
 
 Run: .venv/bin/python bench/load.py --engine postgresql --workers 4 [--clients 64]
      [--duration 300] [--warmup 10];  --engine sqlite --workers 1
@@ -339,6 +343,8 @@ class Report:
     tally: Tally
     rss: dict[int, tuple[float | None, float | None]] = field(default_factory=dict)  # MB
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds used in the window
+    calls_alone: int = 0
+    alone: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)  # cpu, s
     problems: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -400,15 +406,52 @@ async def drive(base: str, port: int, world: World, report: Report, ledger: Ledg
 
     tasks: list[Coroutine[Any, Any, None]] = [one(n) for n in range(report.clients)]
     await asyncio.gather(watch(), *tasks)
+    if report.calls_alone:
+        await alone(base, port, world, report, ledger)
+
+
+async def alone(base: str, port: int, world: World, report: Report, ledger: Ledger) -> None:
+    """After the load, each operation alone: one client, one call at a time; the CPU the
+    server and the database spend on a call, and its latency with nothing else running."""
+    pids = server_processes(port)
+
+    def used() -> float:
+        busy = cpu_seconds(pids) | cpu_seconds(database_processes(report.url))
+        return sum(busy.values())
+
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        client = Client(0, http, world, ledger, report.tally)
+        for op in (*READS, "suggest", "accept", "reject"):
+            for via in ("api", "mcp"):
+                before, start = used(), time.perf_counter()
+                for _ in range(report.calls_alone):
+                    if op in READS:
+                        await client.read(op, via)
+                    elif op == "suggest":
+                        await client.suggest(via)
+                    elif (made := ledger.pick(client.rng)) is not None:
+                        await client.decision(made, op, via)
+                seconds, cpu = time.perf_counter() - start, used() - before
+                report.alone[op, via] = (cpu, seconds)
 
 
 def run(
-    engine: str, url: str, *, clients: int, duration: float, warmup: float, workers: int, logs: Path
+    engine: str,
+    url: str,
+    *,
+    clients: int,
+    duration: float,
+    warmup: float,
+    workers: int,
+    logs: Path,
+    calls_alone: int = 0,
 ) -> Report:
-    """The whole run on the empty database at `url`: seed, serve, load, stop, check."""
+    """The whole run on the empty database at `url`: seed, serve, load, (each operation
+    alone,) stop, check."""
     world = seed(url, clients, duration + warmup)
     ledger = Ledger()
     report = Report(engine, url, workers, clients, duration, warmup, Tally())
+    report.calls_alone = calls_alone
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODNA_")}
     env.update({"CODNA_DATABASE_URL": url, "CODNA_RATE_LIMIT": "1000000000"})
@@ -466,6 +509,16 @@ def lines(report: Report) -> list[str]:
             + f" (of {report.duration * (os.cpu_count() or 1) * 1000 / max(total, 1):.1f} "
             "the cores had)"
         )
+    if report.alone:
+        out.append(
+            f"each alone, {report.calls_alone} calls one at a time after the load: "
+            "ms of server and database CPU per call, ms per call"
+        )
+        out += [
+            f"  {op:8} {via:4} {cpu * 1000 / report.calls_alone:6.1f} "
+            f"{seconds * 1000 / report.calls_alone:6.1f}"
+            for (op, via), (cpu, seconds) in report.alone.items()
+        ]
     out.append("consistency: " + ", ".join(f"{k} {v}" for k, v in report.counts.items()))
     out.append(f"problems: {len(report.problems) or 'none'}")
     out += [f"  {problem}" for problem in report.problems[:50]]
@@ -487,6 +540,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--duration", type=float, default=300.0, help="seconds measured")
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds of load before")
+    parser.add_argument(
+        "--alone", type=int, default=30, help="calls of each operation alone after (0: none)"
+    )
     parser.add_argument("--postgres", default=POSTGRES_ADMIN, metavar="ADMIN_URL")
     options = parser.parse_args()
     common = {
@@ -494,6 +550,7 @@ def main() -> None:
         "duration": options.duration,
         "warmup": options.warmup,
         "workers": options.workers,
+        "calls_alone": options.alone,
     }
     with tempfile.TemporaryDirectory() as tmp:
         logs = Path(tmp)

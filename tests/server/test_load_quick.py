@@ -21,6 +21,7 @@ def test_eight_clients_reading_suggesting_and_deciding_at_once_meet_no_error_and
         warmup=1,
         workers=1,
         logs=tmp_path,
+        calls_alone=2,
     )
 
     assert dict(report.tally.errors) == {}, report.tally.samples
@@ -32,3 +33,5 @@ def test_eight_clients_reading_suggesting_and_deciding_at_once_meet_no_error_and
     assert report.counts["suggestions in the database"] >= report.counts["suggestions acknowledged"]
     assert report.counts["accepted"] == report.counts["accept revisions"] > 0
     assert report.counts["decisions acknowledged"] > 0
+    every = {(op, via) for op in (*READS, "suggest", "accept", "reject") for via in ("api", "mcp")}
+    assert set(report.alone) == every
