@@ -11,8 +11,8 @@ page to its SHA-256. The script also reads every version back through the servic
 compares it with the text kept aside.
 
 Printed: revisions, how many were converted when the kill came, the times of both runs, what
-`codna check` said, the database's size whole and as deltas (after VACUUM on SQLite, VACUUM
-FULL on PostgreSQL, which give the full copies' space back).
+`codna check` said, the size of the revisions table and of the database whole and as deltas
+(after VACUUM on SQLite, VACUUM FULL revisions on PostgreSQL, which give the copies' space back).
 
 Run: .venv/bin/python bench/migration.py [--revisions 10000] [--postgres URL]
 """
@@ -43,6 +43,7 @@ from codna.markdown.edits import parse_edits
 from codna.services import changes, members, pages, reverts, revisions
 from codna.services.context import use_database
 from codna.storage.database import MIGRATIONS, Database
+from storage import Size, size
 
 PAGES = 20
 ADMIN = "bench@example.com"
@@ -144,21 +145,19 @@ def read_back(db: Database, kept: dict[tuple[str, int], str]) -> int:
     return wrong
 
 
-def size(db: Database) -> int:
+def vacuumed(db: Database) -> Size:
+    """The database's size and its revisions' (table, TOAST, indexes) once the space of the
+    full copies is given back: VACUUM on SQLite, VACUUM FULL revisions on PostgreSQL."""
     if db.is_sqlite:
         path = db.url.database
         assert path is not None
         db.dispose()
         with closing(sqlite3.connect(path, isolation_level=None)) as raw:
             raw.execute("VACUUM")
-        return Path(path).stat().st_size
-    with db.engine.connect() as conn:
-        conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql(
-            "VACUUM FULL revisions"
-        )
-        return int(
-            conn.execute(sa.text("SELECT pg_database_size(current_database())")).scalar_one()
-        )
+    else:
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql("VACUUM FULL revisions")
+    return size(db)
 
 
 def run(name: str, db: Database, copy: Callable[[], tuple[Database, str]], count: int) -> None:
@@ -169,7 +168,7 @@ def run(name: str, db: Database, copy: Callable[[], tuple[Database, str]], count
     to_0011(db)
     db.dispose()
     target, url = copy()
-    whole = size(target)
+    whole = vacuumed(target)
     at, killed_after = kill_halfway(target, url, len(kept))
     started = time.perf_counter()
     second = codna_check(url)
@@ -181,7 +180,12 @@ def run(name: str, db: Database, copy: Callable[[], tuple[Database, str]], count
     print(f"  run again: {again:.1f} s to convert the rest and check every version")
     print(f"  codna check (exit {second.returncode}): {said.strip().splitlines()[-1]}")
     print(f"  every version read back through the services: {wrong} differ from what was saved")
-    print(f"  size: {whole / 1e6:.1f} MB whole, {size(target) / 1e6:.1f} MB as deltas")
+    deltas = vacuumed(target)
+    print(
+        f"  the revisions table: {whole.revisions / 1e6:.1f} MB whole, "
+        f"{deltas.revisions / 1e6:.1f} MB as deltas (the database: {whole.total / 1e6:.1f} MB, "
+        f"{deltas.total / 1e6:.1f} MB)"
+    )
     target.dispose()
 
 
