@@ -8,6 +8,9 @@ the change's own transaction; who may read which changes is checked here too.
 
 from __future__ import annotations
 
+import itertools
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import sqlalchemy as sa
 
@@ -214,3 +217,21 @@ def test_a_listing_pages_through_the_changes_newest_first(team: Team) -> None:
     for offset in range(0, len(whole), 2):
         pages_of_two += grant_changes.list_grant_changes(team.admin, limit=2, offset=offset)
     assert pages_of_two == whole
+
+
+def test_changes_of_one_grant_at_once_each_record_the_level_the_one_before_left(
+    team: Team,
+) -> None:
+    levels = ["read", "write"] * 8
+
+    def give(level: str) -> None:
+        access.share(team.admin, address="wiki:race/", member="sam@example.com", level=level)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(give, levels))  # any refusal or error raises here
+    made = [c for c in grant_changes.list_grant_changes(team.admin) if c.address == "wiki:race/"]
+    made.reverse()  # oldest first
+    assert made[0].change == "given"
+    assert all(b.before == a.after for a, b in itertools.pairwise(made))
+    assert all(c.before != c.after for c in made)
+    assert [g.level for g in access.list_grants(team.stranger)] == [made[-1].after]

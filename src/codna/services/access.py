@@ -369,6 +369,16 @@ _GRANT_AT = sa.select(grants.c.id, grants.c.level).where(
 )
 
 
+def _lock_grants_of(conn: Connection, member_id: int) -> None:
+    """Changes of one member's grants queue on the member's row (PostgreSQL; SQLite's writers
+    queue anyway): each reads the level it records as before after the last one committed,
+    and two that give the same grant at once never both insert it."""
+    # NO KEY UPDATE: rows that merely refer to the member (its revisions, its suggestions) do
+    # not wait on it.
+    mine = sa.select(members.c.id).where(members.c.id == member_id)
+    conn.execute(mine.with_for_update(key_share=True))
+
+
 def share(actor: Member, *, address: str, member: str, level: str) -> Grant:
     """Give `member` (an e-mail or an agent's name) `read` or `write` on a space, folder or page.
 
@@ -391,6 +401,7 @@ def share(actor: Member, *, address: str, member: str, level: str) -> Grant:
                 "never edit what it was given.",
                 field="level",
             )
+        _lock_grants_of(conn, grantee.id)
         where = {"member_id": grantee.id, "space": target.space, "path": target.path}
         existing = conn.execute(_GRANT_AT, where).first()
         if existing is None:
@@ -415,12 +426,11 @@ def unshare(actor: Member, *, address: str, member: str) -> None:
     with database().write() as conn:
         check_may_give(rights(conn, actor), target, taking_back=True)
         grantee = members_service.lookup(conn, member)
-        where = {"space": target.space, "path": target.path}
-        existing = (
-            conn.execute(_GRANT_AT, {"member_id": grantee.id, **where}).first()
-            if grantee is not None
-            else None
-        )
+        existing = None
+        if grantee is not None:
+            _lock_grants_of(conn, grantee.id)
+            where = {"member_id": grantee.id, "space": target.space, "path": target.path}
+            existing = conn.execute(_GRANT_AT, where).first()
         if grantee is None or existing is None:
             raise NotFound(f"{member} was given nothing on {target}.", field="member")
         conn.execute(grants.delete().where(grants.c.id == existing.id))
