@@ -98,12 +98,13 @@ DATA_SPELLINGS = (
 
 
 def scheme_urls() -> Iterator[tuple[str, str]]:
-    """(name, URL) for every scheme that runs code, every spelling, every code."""
+    """(name, URL) for every scheme that runs code, every spelling, every code; a name is
+    `scheme/spelling/what`."""
     for spelling, prefix in _spellings("javascript"):
-        yield f"javascript-{spelling}-0", f"{prefix}{RUN}"
-        yield f"javascript-{spelling}-comment", f"{prefix}//%0a{RUN}"
+        yield f"javascript/{spelling}/run", f"{prefix}{RUN}"
+        yield f"javascript/{spelling}/comment", f"{prefix}//%0a{RUN}"
     for spelling, prefix in _spellings("vbscript"):
-        yield f"vbscript-{spelling}", f'{prefix}msgbox("x")'
+        yield f"vbscript/{spelling}/msgbox", f'{prefix}msgbox("x")'
     data = {
         "html": "text/html,<script>window.__xss=1</script>",
         "html-base64": "text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==",
@@ -117,7 +118,7 @@ def scheme_urls() -> Iterator[tuple[str, str]]:
         if spelling not in DATA_SPELLINGS:
             continue
         for kind, rest in data.items():
-            yield f"data-{kind}-{spelling}", f"{prefix}{rest}"
+            yield f"data/{spelling}/{kind}", f"{prefix}{rest}"
 
 
 # -- where a URL goes ----------------------------------------------------------------------
@@ -302,34 +303,34 @@ def all_payloads() -> list[Payload]:
     return found
 
 
-def _kinds(payload: Payload) -> list[str]:
-    """The families a payload stands for: its tag or breakout, or its URL's place and
-    spelling, and its Markdown place."""
+def kinds(payload: Payload) -> set[str]:
+    """The families a payload stands for: its tag or breakout, or its URL's place, scheme,
+    spelling and what it does; and the Markdown place around it."""
     head, _, wrapper = payload.name.partition("@")
     family, _, rest = head.partition("/")
     if family == "url":
-        place, _, url = rest.partition("/")
-        scheme, _, spelling = url.partition("-")
-        kinds = [f"place/{place}", f"scheme/{scheme}-{spelling.rsplit('-', 1)[0]}"]
+        place, scheme, spelling, what = rest.split("/")
+        found = {f"place/{place}", f"scheme/{scheme}", f"spelling/{spelling}", f"what/{what}"}
     else:
-        kinds = [f"{family}/{rest.rsplit('-', 1)[0]}"]
-    return [*kinds, f"wrapper/{wrapper}"] if wrapper else kinds
+        found = {f"{family}/{rest.rsplit('-', 1)[0]}"}
+    return found | {f"wrapper/{wrapper}"} if wrapper else found
 
 
 def sample(count: int, *, seed: int = 2026) -> list[Payload]:
-    """`count` payloads drawn the same way each run: first one of each family (each tag,
-    breakout, URL place, spelling and Markdown place), then the rest at random."""
+    """`count` payloads drawn the same way each run: first, greedily, the fewest that stand
+    for every family (each tag, breakout, URL place, scheme, spelling and Markdown place),
+    then the rest at random."""
     every = all_payloads()
     if count >= len(every):
         return every
     chosen: list[Payload] = []
     covered: set[str] = set()
-    for payload in every:
-        kinds = _kinds(payload)
-        if not covered.issuperset(kinds):
-            covered.update(kinds)
-            chosen.append(payload)
-    chosen = chosen[:count]
+    while len(chosen) < count:
+        best = max(every, key=lambda p: len(kinds(p) - covered))
+        if not kinds(best) - covered:
+            break
+        covered |= kinds(best)
+        chosen.append(best)
     taken = {p.name for p in chosen}
     rest = [p for p in every if p.name not in taken]
     chosen.extend(random.Random(seed).sample(rest, count - len(chosen)))
@@ -346,8 +347,8 @@ def nastiest() -> list[Payload]:
     with a control character (the services refuse those) or a link to load from outside."""
     chosen = [p for p in [*_tag_payloads(), *_breakout_payloads()] if p.name.endswith("-0")]
     for url_name, url in scheme_urls():
-        scheme, _, spelling = url_name.partition("-")
-        if scheme == "javascript" and spelling.removesuffix("-0") in BROWSER_SPELLINGS:
+        scheme, spelling, what = url_name.split("/")
+        if scheme == "javascript" and what == "run" and spelling in BROWSER_SPELLINGS:
             chosen.extend(
                 Payload(f"url/{p}/{url_name}", URL_PLACES[p](url)) for p in BROWSER_PLACES
             )

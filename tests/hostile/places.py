@@ -143,3 +143,34 @@ def suggester_views(filled: Filled) -> list[str]:
     """The pages the suggester opens: the page with their suggestions, their inbox with the
     decisions on them."""
     return [page_url(filled.address), page_url(filled.address, view="suggestions"), "/inbox"]
+
+
+def reflected_gets(payload: Payload) -> list[str]:
+    """Pages that quote what was asked for: a page that is not there, named by the payload."""
+    return [f"/p/wiki/{quote(payload.text[:200])}", f"/history/wiki/{quote(payload.text[:200])}"]
+
+
+def reflected_forms(filled: Filled, payload: Payload) -> list[tuple[str, dict[str, str]]]:
+    """Forms an editor sends with the payload that come back refused, showing what was typed
+    and the refusal's sentence (which may quote it): a new page at the payload as address, an
+    edit against a stale version, a tag with a comma, an automation on the payload as folder."""
+    text = _CONTROL.sub("", payload.text)
+    where = filled.address.replace(":", "/", 1)
+    typed = {"title": text[:300], "body": text, "summary": text[:300]}
+    return [
+        ("/new", {"address": text[:300], "tags": "", **typed}),
+        (f"/edit/{where}", {"base_version": "1", "tags": text[:300], **typed}),
+        (f"/edit/{where}", {"base_version": "999", "tags": "", **typed}),
+        (f"/edit/{where}", {"base_version": "1", "tags": f"a,{text[:60]},b", **typed}),
+        ("/automations", {"event": "document.changed", "folder": text[:300], "routine": "x"}),
+    ]
+
+
+def reflected_admin_forms(payload: Payload) -> list[tuple[str, dict[str, str]]]:
+    """Forms an admin sends with the payload as an e-mail, a name and an agent's name."""
+    text = _CONTROL.sub("", payload.text)[:300]
+    return [
+        ("/admin/people", {"email": text, "name": text, "password": ""}),
+        ("/admin/agents", {"name": text, "responsible": text}),
+        ("/admin/grants", {"address": text, "member": text, "level": "read"}),
+    ]

@@ -4,9 +4,12 @@ Payloads (tests/hostile/payloads.py) go in through the services where people wri
 body, title, tags and summaries, an edit's and a revert's summaries, suggestions' reasons,
 edits, titles and tags, a decision's reason, a member's display name. Then every page that
 shows them is fetched through the app in process, signed in as the page's editor, as the
-suggester and as the admin, and each answer is read with an HTML parser
-(tests/hostile/executable.py) for anything that could run. The quick form takes a sample of
-the payloads on SQLite; `pytest --long` takes all of them.
+suggester and as the admin, and forms are sent with them to come back refused (a new page
+at the payload as address, a stale edit, a tag with a comma, an automation's folder, an
+admin's new person, agent and grant), so the form showing what was typed and the sentence
+quoting it are read too. Each answer is read with an HTML parser
+(tests/hostile/executable.py) for anything that could run. The quick form takes 120
+payloads standing for every family, on SQLite; `pytest --long` takes all 4,119.
 """
 
 from __future__ import annotations
@@ -21,11 +24,19 @@ from codna.markdown.render import render
 from codna.services import members
 from tests.conftest import GENEROUS, PASSWORD, ROLES, InProcessServer, in_process
 from tests.hostile.executable import findings
-from tests.hostile.payloads import Payload, all_payloads, sample
-from tests.hostile.places import fill, marker, suggester_views, writer_views
+from tests.hostile.payloads import Payload, all_payloads, kinds, sample
+from tests.hostile.places import (
+    fill,
+    marker,
+    reflected_admin_forms,
+    reflected_forms,
+    reflected_gets,
+    suggester_views,
+    writer_views,
+)
 from tests.web.conftest import csrf_of, signed_in
 
-QUICK = 200  # payloads through every page in the quick form
+QUICK = 120  # payloads through every page in the quick form: every family among them
 BATCH = 25  # payloads between two looks at the editor's inbox and the admin's members
 
 
@@ -37,6 +48,11 @@ def test_the_payloads_number_in_the_thousands_each_named_once() -> None:
     payloads = all_payloads()
     assert len(payloads) >= 2000
     assert len({p.name for p in payloads}) == len(payloads)
+
+
+def test_the_quick_sample_stands_for_every_family_of_payloads() -> None:
+    every = set().union(*(kinds(p) for p in all_payloads()))
+    assert set().union(*(kinds(p) for p in sample(QUICK))) == every
 
 
 @pytest.mark.parametrize(
@@ -114,6 +130,18 @@ def signed_in_as(app: InProcessServer, email: str) -> Iterator[httpx.Client]:
         yield client
 
 
+def _send(
+    client: httpx.Client, csrf: str, url: str, data: dict[str, str], found: dict[str, list[str]]
+) -> None:
+    """Send a form as a browser does; its answer, if a page, must hold nothing that runs."""
+    answer = client.post(url, data={"csrf": csrf, **data})
+    where = f"POST {url} {sorted(data.items())[:2]}"
+    if answer.status_code >= 500:
+        found[where] = [f"answered {answer.status_code}"]
+    elif bad := findings(answer.text):
+        found[where] = bad
+
+
 def _look(client: httpx.Client, url: str, shows: str | None, found: dict[str, list[str]]) -> None:
     answer = client.get(url)
     if answer.status_code >= 500 or answer.status_code in (301, 302, 303):
@@ -135,6 +163,8 @@ def test_every_page_that_shows_hostile_text_holds_nothing_that_runs(
     found: dict[str, list[str]] = {}
     refused = 0
     with signed_in(hostile_app, "writer") as editor, signed_in(hostile_app, "admin") as boss:
+        # The token every form of a session carries.
+        editor_csrf, boss_csrf = csrf_of(editor.get("/inbox")), csrf_of(boss.get("/inbox"))
         for start in range(0, len(payloads), BATCH):
             batch = list(enumerate(payloads[start : start + BATCH], start))
             for n, payload in batch:
@@ -143,6 +173,12 @@ def test_every_page_that_shows_hostile_text_holds_nothing_that_runs(
                 for url in writer_views(filled, payload):
                     shows = None if "/search?q=" in url and marker(n) not in url else marker(n)
                     _look(editor, url, shows, found)
+                for url in reflected_gets(payload):
+                    _look(editor, url, None, found)
+                for url, data in reflected_forms(filled, payload):
+                    _send(editor, editor_csrf, url, data, found)
+                for url, data in reflected_admin_forms(payload):
+                    _send(boss, boss_csrf, url, data, found)
                 with signed_in_as(hostile_app, filled.suggester.email or "") as suggester:
                     for url in suggester_views(filled):
                         _look(suggester, url, marker(n), found)
