@@ -11,6 +11,7 @@ plain id (it could revoke the caller's own).
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -87,6 +88,8 @@ def api_fields(client: httpx.Client, kind: str) -> Iterator[tuple[Operation, Fie
 
 
 def _plain(name: str, page: str) -> Any:
+    if name == "email":
+        return f"{uuid.uuid4().hex[:12]}@example.com"
     if "address" in name or name in ("folder", "page", "target"):
         return page
     if name in ("version", "base_version"):
