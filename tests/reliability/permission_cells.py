@@ -44,6 +44,8 @@ def target(world: World, op: str, caller: str, state: str | None, *, fresh: bool
         token_id = world.fresh_checker_token()
     if op == "unsharing":  # the grant to take back is there before every cell
         access.share(world.actors["admin"], address=address, member=NOBODY, level="read")
+    automation = world.fresh_automation() if op == "automation_off" and fresh else world.automation
+    person = world.fresh_person() if op == "member_off" and fresh else NOBODY
     unique = uuid.uuid4().hex[:10]
     return Target(
         address=address,
@@ -53,6 +55,9 @@ def target(world: World, op: str, caller: str, state: str | None, *, fresh: bool
         token_id=token_id,
         email=f"new-{unique}@example.com",
         watched=f"wiki:m/a-{unique}/",
+        automation=automation,
+        person=person,
+        change=world.change,
     )
 
 

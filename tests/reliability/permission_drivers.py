@@ -26,6 +26,7 @@ from codna.services import (
     access,
     automations,
     changes,
+    grant_changes,
     inbox,
     links,
     members,
@@ -38,12 +39,11 @@ from codna.services import (
     transfer,
 )
 from codna.services.members import Member
-from tests.reliability.permission_world import NOBODY, TARGET, Item
+from tests.reliability.permission_world import NOBODY, ROUTINE, TARGET, Item
 
 OK = "ok"
 MORE = [{"op": "append", "text": "One more line."}]
 SUGGEST = [{"op": "replace", "old": "Line one.", "new": "Line one, from a cell."}]
-ROUTINE = "decision-check"
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ class Target:
     token_id: int  # a token of the agent checker's
     email: str  # a new person's
     watched: str  # a folder for a new automation
+    automation: int = 0  # one of the writer's
+    person: str = NOBODY  # whom disabling disables
+    change: int = 0  # a change of a grant: the admin's, of Nora's
 
 
 def path_of(address: str) -> str:
@@ -113,6 +116,11 @@ SERVICE: dict[str, ServiceOp] = {
     "members": lambda m, t: members.add_person(m, email=t.email, name="New"),
     "automations": lambda m, t: automations.add(
         m, event="document.created", folder=t.watched, routine=ROUTINE
+    ),
+    "automation_off": lambda m, t: automations.disable(m, automation_id=t.automation),
+    "member_off": lambda m, t: members.set_disabled(m, handle=t.person, disabled=True),
+    "grant_log": lambda m, t: (
+        t.change in [c.id for c in grant_changes.list_grant_changes(m, limit=500)]
     ),
 }
 
@@ -187,6 +195,14 @@ def _api_call(op: str, t: Target) -> ApiCall:
             "/api/v1/automations",
             {"event": "document.created", "folder": t.watched, "routine": ROUTINE},
             None,
+        ),
+        "automation_off": ("POST", f"/api/v1/automations/{t.automation}/disable", None, None),
+        "member_off": ("POST", "/api/v1/members/disable", {"member": t.person}, None),
+        "grant_log": (
+            "GET",
+            "/api/v1/grants/changes?limit=500",
+            None,
+            lambda found: t.change in [c["id"] for c in found],
         ),
     }
     return calls[op]
@@ -307,6 +323,8 @@ def _web_call(op: str, t: Target) -> WebCall | None:
             {"event": "document.created", "folder": t.watched, "routine": ROUTINE},
             None,
         ),
+        "automation_off": ("POST", "/automations/disable", {"automation_id": t.automation}, None),
+        "member_off": ("POST", "/admin/disabled", {"handle": t.person, "disabled": "true"}, None),
     }
     return calls.get(op)
 
@@ -364,6 +382,9 @@ def _cli_args(op: str, t: Target, folder: str) -> tuple[list[str], str | None, s
             None,
             None,
         ),
+        "automation_off": (["automation", "disable", str(t.automation)], None, None),
+        "member_off": (["member", "disable", t.person], None, None),
+        "grant_log": (["grants", "--log", "--limit", "500"], None, f'"id": {t.change},'),
     }
     found = calls.get(op, ([], None, None))
     if op == "automations":

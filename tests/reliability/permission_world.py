@@ -25,7 +25,18 @@ from dataclasses import dataclass, field
 import httpx
 
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, links, members, pages, runs, suggestions, tokens
+from codna.services import (
+    access,
+    automations,
+    changes,
+    grant_changes,
+    links,
+    members,
+    pages,
+    runs,
+    suggestions,
+    tokens,
+)
 from codna.services.members import Member
 from tests.conftest import PASSWORD, InProcessServer
 from tests.web.conftest import csrf_of
@@ -34,6 +45,7 @@ STATES = ("pending", "accepted", "rejected", "withdrawn", "stale", "trashed")
 OWN_FAMILY = frozenset({"agent_own", "other_agent"})
 TARGET = "wiki:m/target"  # every suggested link points here
 NOBODY = "nora@example.com"  # whom sharing gives and takes back
+ROUTINE = "decision-check"
 SUGGESTED = parse_edits([{"op": "replace", "old": "Line one.", "new": "Line one, better."}])
 HANDLES = {
     "reader": "rita@example.com",
@@ -69,6 +81,8 @@ class World:
     actors: dict[str, Member]  # the member each family's owner acts as
     items: dict[tuple[str, str], Item] = field(default_factory=dict)  # (family, state)
     checker_token: int = 0  # a token of the agent's that failing cells try to revoke
+    automation: int = 0  # the writer's, that failing cells try to disable
+    change: int = 0  # the admin's giving Nora read on wiki:m/page
     browsers: dict[str, httpx.Client] = field(default_factory=dict)
     csrf: dict[str, str] = field(default_factory=dict)
     # The disabled member's session, as a form loaded before they were disabled still sends
@@ -108,6 +122,17 @@ class World:
 
     def fresh_item(self, family: str, state: str) -> Item:
         return self._item(self.fresh_page(family), state)
+
+    def fresh_automation(self) -> int:
+        writer = members.member_by_handle(HANDLES["writer"])
+        folder = f"wiki:m/a-{uuid.uuid4().hex[:10]}/"
+        made = automations.add(writer, event="document.changed", folder=folder, routine=ROUTINE)
+        return made.id
+
+    def fresh_person(self) -> str:
+        email = f"p-{uuid.uuid4().hex[:10]}@example.com"
+        members.add_person(self.actors["admin"], email=email, name="Pat")
+        return email
 
     def fresh_checker_token(self) -> int:
         return tokens.create_token(self.actors["admin"], member="checker", name="spare").token.id
@@ -207,6 +232,11 @@ def build(server: InProcessServer) -> World:
                 pages.create_page(owner, address=address, title="State", body=body("stateword"))
                 world.items[family, state] = world._item(address, state)
         world.checker_token = world.fresh_checker_token()
+        world.automation = world.fresh_automation()
+        given = grant_changes.list_grant_changes(admin, limit=500)
+        (world.change,) = [
+            c.id for c in given if c.member == NOBODY and c.address == world.page("page")
+        ]
         for role in PEOPLE:
             world.browsers[role], world.csrf[role] = _sign_in(server, HANDLES[role])
         world.browsers["anonymous"] = anonymous = server.api()

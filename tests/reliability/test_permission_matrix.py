@@ -87,6 +87,8 @@ MAKES_TOKEN = row("ro     ok     ro    ok    ro    ro  ro          ro  ro       
 REVOKES_TOKEN = row("nf     ok     nf    ok    ok    ok  nf          ro  ro        nf")
 SHARES = row("ro     ok     nf    ok    ro    ro  ro          ro  ro        ro")
 ADMINS = row("ro     ro     ro    ok    ro    ro  ro          ro  ro        ro")
+STOPS_AUTOMATION = row("nf     ok     nf    ok    nf    nf  nf          ro  nf        nf")
+SEES_GRANT_CHANGE = row("nf     nf     nf    ok    nf    nf  nf          nf  ok        nf")
 AUTOMATES = row("ok     ok     nf    ok    ro    ro  ro          ro  ro        ok")
 ACCEPTS = {
     "pending": row("nf     ok     nf    ok    nf    nf  nf          nf  nf        ro"),
@@ -114,6 +116,9 @@ EXPECTED: dict[str, dict[str, str] | dict[str, dict[str, str]]] = {
     "list": DECIDERS_SEE,
     "read_suggestion": DECIDERS_SEE,
     "inbox": WAITS_ON,
+    # The admin's giving Nora a grant: to the admin, and to the admin's run as what its
+    # member made; to no one else.
+    "grant_log": SEES_GRANT_CHANGE,
     "edit": CHANGES,
     "revert": CHANGES,
     "trash": CHANGES,
@@ -130,6 +135,8 @@ EXPECTED: dict[str, dict[str, str] | dict[str, dict[str, str]]] = {
     "unsharing": SHARES,
     "members": ADMINS,
     "automations": AUTOMATES,
+    "automation_off": STOPS_AUTOMATION,  # the writer's; a run stops nothing
+    "member_off": ADMINS,
 }
 
 
