@@ -2,11 +2,12 @@
 and the web pages that show them.
 
 For a payload `n`, `fill` makes, as people would: a person whose display name is the payload
-(the suggester), a page whose title, tag, body and first summary are the payload, an edit and
-a revert whose summaries are it, and three suggestions of that person on the page, each adding
-the payload and giving it as the reason (one accepted, one rejected with the payload as the
-decision's reason, one left waiting with the payload as its new title and tag). Each text also
-holds `marker(n)`, a word found nowhere else, so a test can tell the page showed it.
+(the suggester) with a token named by it, a page whose title, tag, body and first summary are
+the payload, an edit and a revert whose summaries are it, three suggestions of that person on
+the page, each adding the payload and giving it as the reason (one accepted, one left for the
+test to reject with the payload as the decision's reason, one left waiting with the payload as
+its new title and tag), and a suggested link from the page whose reason is the payload. Each
+text also holds `marker(n)`, a word found nowhere else, so a test can tell the page showed it.
 
 A text the services refuse (the payload holds a control character) is refused whole, checked
 by `fill`, and the payload then goes in with those characters taken out.
@@ -20,13 +21,15 @@ from urllib.parse import quote
 
 from codna.errors import InvalidRequest
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, members, pages, reverts, suggestions
+from codna.services import access, changes, links, members, pages, reverts, suggestions, tokens
 from codna.services.members import Member
 from codna.web.templating import page_url
 from tests.hostile.payloads import Payload
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 MAX_TITLE, MAX_TAG, MAX_NAME, MAX_REASON, MAX_SUMMARY = 200, 50, 200, 500, 1000
+MAX_TOKEN_NAME = 100
+TARGET = "wiki:hostile/target"
 
 
 def marker(n: int) -> str:
@@ -48,6 +51,7 @@ class Filled:
     n: int
     address: str
     suggester: Member
+    to_reject: int
     waiting: int
     refused_first: bool
 
@@ -73,7 +77,7 @@ def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: s
     suggester = members.add_person(
         admin,
         email=f"h{n}@example.com",
-        name=fit(" ".join(text.split()), MAX_NAME, n),  # a name is typed on one line
+        name=fit(" ".join(text.split()), MAX_NAME, n),  # typed on one line
         password=password,
     )
     tag = fit(text.replace(",", ";"), MAX_TAG, n)
@@ -86,6 +90,9 @@ def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: s
         summary=fit(text, MAX_SUMMARY, n),
     )
     access.share(admin, address=address, member=suggester.email or "", level="read")
+    access.share(admin, address=TARGET, member=suggester.email or "", level="read")
+    one_line = " ".join(text.split())  # a token's name is typed on one line, like a person's
+    tokens.create_token(admin, member=suggester.email or "", name=fit(one_line, MAX_TOKEN_NAME, n))
     edited = changes.edit_page(
         writer,
         address=address,
@@ -111,14 +118,17 @@ def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: s
 
     accepted = suggest("A")
     suggestions.decide_edit_suggestion(writer, suggestion_id=accepted, decision="accept")
-    rejected = suggest("B")
-    suggestions.decide_edit_suggestion(
-        writer, suggestion_id=rejected, decision="reject", reason=fit(text, MAX_REASON, n)
-    )
+    to_reject = suggest("B")
     waiting = suggest(
         "C", title=fit(text, MAX_TITLE, n), tags_add=(fit(text.replace(",", ";"), MAX_TAG, n + 1),)
     )
-    return Filled(n, address, suggester, waiting, refused_first)
+    links.suggest_link(suggester, address=address, target=TARGET, reason=fit(text, MAX_REASON, n))
+    return Filled(n, address, suggester, to_reject, waiting, refused_first)
+
+
+def make_target(writer: Member) -> None:
+    """The page every suggested link points to."""
+    pages.create_page(writer, address=TARGET, title="Target")
 
 
 def writer_views(filled: Filled, payload: Payload) -> list[str]:

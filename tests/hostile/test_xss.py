@@ -27,6 +27,8 @@ from tests.hostile.executable import findings
 from tests.hostile.payloads import Payload, all_payloads, kinds, sample
 from tests.hostile.places import (
     fill,
+    fit,
+    make_target,
     marker,
     reflected_admin_forms,
     reflected_forms,
@@ -143,7 +145,12 @@ def _send(
 
 
 def _look(client: httpx.Client, url: str, shows: str | None, found: dict[str, list[str]]) -> None:
-    answer = client.get(url)
+    _check(url, client.get(url), shows, found)
+
+
+def _check(
+    url: str, answer: httpx.Response, shows: str | None, found: dict[str, list[str]]
+) -> None:
     if answer.status_code >= 500 or answer.status_code in (301, 302, 303):
         found[url] = [f"answered {answer.status_code}"]
         return
@@ -162,6 +169,7 @@ def test_every_page_that_shows_hostile_text_holds_nothing_that_runs(
     writer = members.member_by_handle(ROLES["writer"])
     found: dict[str, list[str]] = {}
     refused = 0
+    make_target(writer)
     with signed_in(hostile_app, "writer") as editor, signed_in(hostile_app, "admin") as boss:
         # The token every form of a session carries.
         editor_csrf, boss_csrf = csrf_of(editor.get("/inbox")), csrf_of(boss.get("/inbox"))
@@ -179,10 +187,23 @@ def test_every_page_that_shows_hostile_text_holds_nothing_that_runs(
                     _send(editor, editor_csrf, url, data, found)
                 for url, data in reflected_admin_forms(payload):
                     _send(boss, boss_csrf, url, data, found)
+                # Rejected from the inbox as htmx does it: the answer is the decided item.
+                reject = {"decision": "reject", "reason": fit(payload.text, 500, n)}
+                decided = editor.post(
+                    f"/inbox/changes/{filled.to_reject}/decide",
+                    data={"csrf": editor_csrf, **reject},
+                    headers={"HX-Request": "true"},
+                )
+                _check(f"decide {filled.to_reject}", decided, None, found)
                 with signed_in_as(hostile_app, filled.suggester.email or "") as suggester:
                     for url in suggester_views(filled):
                         _look(suggester, url, marker(n), found)
-            _look(editor, "/inbox", marker(batch[-1][0]), found)
-            _look(boss, "/admin", marker(batch[-1][0]), found)
+            last = batch[-1][0]
+            _look(editor, "/inbox", marker(last), found)
+            _look(boss, "/admin", marker(last), found)
+            _look(editor, "/p/wiki/hostile/", marker(last), found)
+            trashed = f"/trash/wiki/hostile/p{last}"
+            assert editor.post(trashed, data={"csrf": editor_csrf}).status_code == 303
+            _look(editor, "/trash", marker(last), found)
     assert not found, {url: bad for url, bad in list(found.items())[:20]}
     assert refused < len(payloads)
