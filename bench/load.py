@@ -14,10 +14,11 @@ clients' at random).
 
 Clients: the JSON API through httpx.AsyncClient; MCP as raw JSON-RPC `tools/call` POSTs to
 /mcp through the same client, with the headers and `_meta` the SDK's own client sends over
-Streamable HTTP (bench/server.py's mcp_call). A long-lived SDK client sends exactly that per
-call against this stateless server (it lists the tools once, not per call), at a fraction
-of the SDK client's own cost, which matters when the load and the server share two cores.
-Before the run one call goes through the SDK's client too, and must answer the same.
+Streamable HTTP (bench/server.py's mcp_call): the request the SDK's client sends for each
+call_tool to this stateless server (what else it sends, such as a tools/list, is not per
+call). Sent raw, it costs the load a fraction of the SDK client's CPU, which matters when the
+load and the server share two cores. Before the load, one call goes through the SDK's own
+client (httpx2) and must answer the same.
 
 Counted apart from errors, as refused as designed: what the product must refuse under races
 and does (a decision on a suggestion another editor decided a moment ago, already_decided;

@@ -1,7 +1,7 @@
-"""The quick form of bench/load.py: the same clients, 8 of them for about 10 s, against a real
-`codna serve` on SQLite, reading, suggesting and deciding over the JSON API and MCP at once.
-No error, and the database holds exactly what the clients were told. Figures come from the
-bench (bench/load.py), never from here."""
+"""bench/load.py's clients in the test suite: 8 of them for about 10 s (with --long, 64 for
+5 minutes) against a real `codna serve` on SQLite, reading, suggesting and deciding over the
+JSON API and MCP at once. No error, and the database holds exactly what the clients were
+told. Figures come from the bench, never from here."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 from bench.load import READS, run
 
 
-def test_eight_clients_reading_suggesting_and_deciding_at_once_meet_no_error_and_lose_no_write(
-    tmp_path: Path,
+def test_clients_reading_suggesting_and_deciding_at_once_meet_no_error_and_lose_no_write(
+    tmp_path: Path, long_form: bool
 ) -> None:
     report = run(
         "sqlite",
         f"sqlite:///{tmp_path / 'load.db'}",
-        clients=8,
-        duration=10,
+        clients=64 if long_form else 8,
+        duration=300 if long_form else 10,
         warmup=1,
         workers=1,
         logs=tmp_path,
@@ -30,7 +30,7 @@ def test_eight_clients_reading_suggesting_and_deciding_at_once_meet_no_error_and
     answered = report.tally.latencies
     assert all(answered[op, via] for op in (*READS, "suggest") for via in ("api", "mcp"))
     assert report.counts["suggestions acknowledged"] > 0
-    assert report.counts["suggestions in the database"] >= report.counts["suggestions acknowledged"]
+    assert report.counts["in the database, never acknowledged"] == 0
     assert report.counts["accepted"] == report.counts["accept revisions"] > 0
     assert report.counts["decisions acknowledged"] > 0
     every = {(op, via) for op in (*READS, "suggest", "accept", "reject") for via in ("api", "mcp")}
