@@ -75,6 +75,7 @@ _LENGTHS = {
         ),
     ).where(_numbered),
 }
+_REWRITTEN = ("heading", "digest", "text", "chars")  # what a section's text makes of its row
 _at_ordinal = sa.and_(
     page_sections.c.page_id == sa.bindparam("row_page"),
     page_sections.c.ordinal == sa.bindparam("row_ordinal"),
@@ -82,12 +83,7 @@ _at_ordinal = sa.and_(
 _REWRITE = (
     page_sections.update()
     .where(_at_ordinal)
-    .values(
-        heading=sa.bindparam("new_heading"),
-        digest=sa.bindparam("new_digest"),
-        text=sa.bindparam("new_text"),
-        chars=sa.bindparam("new_chars"),
-    )
+    .values({name: sa.bindparam(f"new_{name}") for name in _REWRITTEN})
 )
 _DROP = page_sections.delete().where(_at_ordinal)
 
@@ -210,23 +206,16 @@ def _lengths(old: str, opening: bool, chars: list[int]) -> list[int] | None:
 
 
 def _row(section: IndexedSection) -> dict[str, Any]:
-    return {
-        "ordinal": section.ordinal,
-        "heading": section.heading,
-        "anchor": section.anchor,
-        "digest": section.digest,
-        "text": section.text,
-        "chars": section.chars,
-    }
+    return {"ordinal": section.ordinal, "anchor": section.anchor, **_columns(section)}
 
 
 def _rewritten(section: IndexedSection) -> dict[str, Any]:
-    return {
-        "new_heading": section.heading,
-        "new_digest": section.digest,
-        "new_text": section.text,
-        "new_chars": section.chars,
-    }
+    """The values of _REWRITE's parameters (named apart from the columns they set)."""
+    return {f"new_{name}": value for name, value in _columns(section).items()}
+
+
+def _columns(section: IndexedSection) -> dict[str, Any]:
+    return {name: getattr(section, name) for name in _REWRITTEN}
 
 
 _ROWS = (
