@@ -343,5 +343,8 @@ def test_the_worst_diff_of_two_megabyte_versions_is_shown_within_bounded_memory(
             },
         )
     assert diff.status_code == 200, diff.text[:300]
+    # The page shows the first DIFF_ROWS rows and says how many changed lines it leaves out.
+    assert "more changed lines not shown here" in diff.text
+    assert len(diff.content) < 2 * 2**20, f"a diff page of {len(diff.content):,} bytes"
     assert suggested.status_code == 201, suggested.text[:300]
     memory(f"the worst diff of {size:,} bytes, {kind} ({app.engine})")

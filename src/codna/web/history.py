@@ -37,6 +37,10 @@ CONTEXT = 3  # unchanged lines shown around each change
 # lines are shown whole (still marked removed and added), so a huge rewrite stays fast.
 WORD_DIFF_LINE_CHARS = 20_000
 WORD_DIFF_PAGE_CHARS = 200_000
+# Rows a diff page shows at most: past them, a page rewritten whole (100,000 changed lines for
+# 1 MB) would be some 14 MB of HTML and seconds of rendering for each reader who asks; the
+# page says how many changed lines it leaves out, and both versions can be read whole.
+DIFF_ROWS = 5_000
 
 
 def _page_address(space: str, path: str) -> Address:
@@ -216,6 +220,7 @@ class Compared:
     before: Revision | None
     after: Revision
     lines: list[DiffLine]
+    left_out: int = 0  # changed lines past DIFF_ROWS, not shown
 
 
 def _compare(member: Member, where: Address, old: int | None, new: int | None) -> Compared:
@@ -225,7 +230,8 @@ def _compare(member: Member, where: Address, old: int | None, new: int | None) -
     after = revisions.read_revision(member, address=str(where), version=new)
     before = revisions.read_revision(member, address=str(where), version=old) if old else None
     lines = diff_lines((before.body or "") if before else "", after.body or "")
-    return Compared(member, latest, before, after, lines)
+    left_out = sum(line.kind in ("removed", "added") for line in lines[DIFF_ROWS:])
+    return Compared(member, latest, before, after, lines[:DIFF_ROWS], left_out)
 
 
 @router.get("/diff/{space}/{path:path}")
