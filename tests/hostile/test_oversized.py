@@ -9,7 +9,8 @@ the services (tests/services/test_text_fields.py), the diff's bounds on the text
 (tests/markdown/test_diff_bounds.py). Here: JSON nested 100,000 deep, a million edits, NUL and
 control characters in every text field and huge or negative numbers in every numeric field
 the API description and the MCP tool list name, invalid UTF-8, a 100,000-character heading,
-and two 1 MB versions whose diff is the worst case, each over every interface that takes it.
+and two versions whose diff is the worst case (250 KB each in the quick form, 1 MB with
+`--long`), each over every interface that takes it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from tests.web.conftest import csrf_of, signed_in
 
 HUGE = (10**30, -1, 2**63)
 CONTROLS = ("a\x00b", "\x07bell", "x\x1b[31m", "\x7f")
-MEMORY_BOUND = 500 * 1024 * 1024  # bytes a worst case may allocate at its peak
+MEMORY_BOUND = 500 * 1024 * 1024  # bytes the process's peak memory may grow by in a worst case
 DEEP = 100_000
 EDIT = {"base_version": "1", "title": "T", "body": "b", "summary": "", "tags": ""}
 
@@ -187,6 +188,8 @@ def test_invalid_utf8_in_a_body_is_refused_by_the_api_mcp_and_the_forms(
         )
         found["form"] = None if 400 <= answer.status_code < 500 else f"{answer.status_code}"
     assert not {k: v for k, v in found.items() if v}, found
+    with app.api("writer") as client:
+        assert client.get("/api/v1/page", params={"address": page}).json()["version"] == 1
 
 
 # Every text and numeric field ---------------------------------------------------------------
