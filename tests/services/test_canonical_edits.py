@@ -30,6 +30,7 @@ from codna.storage.records import SuggestionRow
 from codna.storage.schema import (
     automations,
     edit_suggestions,
+    grant_changes,
     metadata,
     outbox,
     page_sections,
@@ -276,11 +277,11 @@ def at_0007(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database
             conn.execute(sa.text("CREATE SCHEMA public"))
             conn.commit()
     db.migrate("0007")
-    # The services write each page's event to the outbox of a later migration (0009) and
-    # its sections to the search index of 0011: those tables are made beside 0007's, and the
-    # test migrates to 0008 only.
+    # The services write each page's event to the outbox of a later migration (0009), its
+    # sections to the search index of 0011 and each change of a grant to the record of 0015:
+    # those tables are made beside 0007's, and the test migrates to 0008 only.
     with db.engine.begin() as conn:
-        metadata.create_all(conn, tables=[outbox, automations, page_sections])
+        metadata.create_all(conn, tables=[outbox, automations, page_sections, grant_changes])
         # And the services store revisions as 0012 does: its columns, beside 0007's.
         for column in (
             "delta TEXT",
