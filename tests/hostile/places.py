@@ -32,6 +32,14 @@ MAX_TOKEN_NAME = 100
 TARGET = "wiki:hostile/target"
 
 
+BATCH = 25  # payloads whose pages share a folder, so a folder's listing shows them all
+
+
+def page_address(n: int) -> str:
+    """The address of payload `n`'s page, in the folder of its batch."""
+    return f"wiki:hostile/b{n // BATCH}/p{n}"
+
+
 def marker(n: int) -> str:
     return f"zq{n}q"
 
@@ -71,7 +79,7 @@ def _text(payload: Payload, writer: Member, address: str) -> tuple[str, bool]:
 
 
 def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: str) -> Filled:
-    address = f"wiki:hostile/p{n}"
+    address = page_address(n)
     text, refused_first = _text(payload, writer, address)
     mark = marker(n)
     suggester = members.add_person(
