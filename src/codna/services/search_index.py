@@ -47,8 +47,9 @@ _CHUNK = 10_000  # ids per DELETE, well under SQLite's limit on bound values
 
 # The lengths of a page's sections, read through ix_page_sections_lengths alone and handed over
 # as one row (a page of 20,000 sections would otherwise be 20,000 rows to fetch): how many, the
-# first and last ordinal, and the lengths in order. SQLite keeps the subquery's order for its
-# aggregate (it never flattens an ordered subquery into an aggregate query); PostgreSQL is told.
+# first and last ordinal, and the lengths in order. PostgreSQL is told the order; SQLite 3.40
+# takes no ORDER BY inside an aggregate and concatenates the ordered subquery's rows as they
+# come (tests/services/test_search_index.py compares every row with the whole page's).
 _numbered = sa.and_(
     page_sections.c.page_id == sa.bindparam("page_id"), page_sections.c.ordinal >= 0
 )
