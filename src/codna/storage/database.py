@@ -124,7 +124,7 @@ class Database:
         try:
             yield
         except (sa.exc.OperationalError, sa.exc.InterfaceError) as error:
-            if self.is_sqlite:
+            if self.is_sqlite or not _unreachable(error):
                 raise
             raise Unavailable(
                 "The database cannot be reached just now; try again in a moment.",
@@ -154,6 +154,17 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _unreachable(error: sa.exc.DBAPIError) -> bool:
+    """Whether PostgreSQL could not be talked to: the connection was lost, could not be made
+    (no SQLSTATE: the client's own failure), or the server refused it as shutting down or
+    starting (classes 08 and 57P). A deadlock, a serialization failure or a cancelled statement
+    is the server answering, not gone, and stays the error it is."""
+    if error.connection_invalidated:
+        return True
+    state = getattr(error.orig, "sqlstate", None)
+    return state is None or state.startswith(("08", "57P"))
 
 
 @contextmanager
