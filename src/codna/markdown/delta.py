@@ -137,8 +137,9 @@ def store(
     """How version `version`, whose text is `body`, is stored: as a delta against `before`
     (the version just before it), or whole, when there is none or snapshot_due says so.
 
-    `splices` are the edit engine's, when it made the change; they are checked to rebuild the
-    body (a copy and a compare), and otherwise, or without them, the delta is splices_between.
+    `splices` are what made the change (the edit engine's, or a diff's the caller worked out
+    already); they are checked to rebuild the body (a copy and a compare), and otherwise, or
+    without them, the delta is splices_between.
     Whatever it is, a delta is stored only once it has been read back from its stored form and
     rebuilt the body exactly.
     """
