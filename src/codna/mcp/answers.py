@@ -142,7 +142,7 @@ class PagesAnswer(Answer):
 
 class RevisionAnswer(Answer):
     version: int
-    """Read it with read_document's version."""
+    """Read it whole with read_revision."""
     author: str
     """Who made it."""
     responsible: list[str] | None = None
@@ -163,6 +163,29 @@ class RevisionAnswer(Answer):
             summary=revision.summary,
             kind=revision.kind,
             at=revision.created_at,
+        )
+
+
+class RevisionRead(RevisionAnswer):
+    """One revision of a page, whole."""
+
+    address: str
+    """space:path."""
+    title: str
+    """The page's title at that version."""
+    tags: list[str] | None = None
+    """Its tags at that version."""
+    body: str
+    """Markdown, as the page was at that version."""
+
+    @classmethod
+    def whole(cls, revision: Revision) -> RevisionRead:
+        return cls(
+            **RevisionAnswer.of(revision).model_dump(),
+            address=revision.address,
+            title=revision.title,
+            tags=listed(revision.tags),
+            body=revision.body or "",
         )
 
 

@@ -8,12 +8,10 @@ the same rules in a quarter of the characters. Parsing still decides (`edits_of`
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, WithJsonSchema
 
-from codna.errors import InvalidRequest
 from codna.schemas import Edits as FullEdits
 from codna.schemas import Version
 from codna.services.limits import (
@@ -83,6 +81,10 @@ SuggestedEdits = Annotated[
 ]
 Title = Annotated[str | None, Field(description="A new title, such as 'Agents suggest'.")]
 Tags = Annotated[list[str] | None, Field(description="Tags, such as ['perf', 'api'].")]
+NewTags = Annotated[
+    list[str] | None,
+    Field(description="The page's tags afterwards, all of them, such as ['perf', 'api']."),
+]
 TagsAdd = Annotated[list[str] | None, Field(description="Tags to add, such as ['perf'].")]
 TagsRemove = Annotated[list[str] | None, Field(description="Tags to remove, such as ['draft'].")]
 Summary = Annotated[
@@ -125,17 +127,20 @@ InboxLimit = Annotated[int, _limit(INBOX)]
 
 SuggestionKind = Literal["change", "link"]
 SuggestionId = Annotated[
-    str, Field(description="A suggestion's id as the answers give it, such as change-12 or link-5.")
+    int,
+    Field(
+        description="A suggestion's id, as suggest_edit or the lists give it, such as 12.",
+        json_schema_extra={"minimum": 1},
+    ),
 ]
-_ID = re.compile(r"(change|link)-([0-9]{1,18})")
-
-
-def parse_suggestion_id(value: str) -> tuple[SuggestionKind, int]:
-    """`change-12` as ("change", 12). Raises InvalidRequest naming the form."""
-    found = _ID.fullmatch(value.strip()) if isinstance(value, str) else None
-    if found is None:
-        raise InvalidRequest(
-            f"{value!r} is not a suggestion id; ids look like change-12 or link-5.", field="id"
-        )
-    kind: SuggestionKind = "change" if found.group(1) == "change" else "link"
-    return kind, int(found.group(2))
+LinkSuggestionId = Annotated[
+    int,
+    Field(
+        description="A suggested link's id, as suggest_link or the lists give it, such as 5.",
+        json_schema_extra={"minimum": 1},
+    ),
+]
+Decision = Annotated[
+    Literal["accept", "reject"],
+    Field(description="accept (applied to the page as it is now) or reject."),
+]

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from codna.mcp import arguments as a
 from codna.mcp.server import CodnaMCP
-from codna.mcp.suggestion_answers import InboxAnswer, Marked, NotificationAnswer, suggestion_id
+from codna.mcp.suggestion_answers import InboxAnswer, Marked, NotificationAnswer
 from codna.mcp.suggestion_tools import SUGGEST
 from codna.mcp.tools import READ
 from codna.services import inbox
@@ -38,10 +38,6 @@ def register(server: CodnaMCP) -> None:
         """Decisions on what you suggested (accepted, rejected, reverted, and why), unread
         first, and what waits on your decision. Pass latest as after next time."""
         box = inbox.inbox(me(), limit=limit, since=since, after=after)
-        waiting = [
-            *(suggestion_id("change", s.id) for s in box.suggested_changes.items),
-            *(suggestion_id("link", s.id) for s in box.suggested_links.items),
-        ]
         total = box.suggested_changes.total + box.suggested_links.total
         notes = []
         if total:
@@ -51,7 +47,8 @@ def register(server: CodnaMCP) -> None:
                 "No decisions on your suggestions" + (" since then." if after or since else ".")
             )
         return InboxAnswer(
-            waiting=waiting or None,
+            changes_waiting=[s.id for s in box.suggested_changes.items] or None,
+            links_waiting=[s.id for s in box.suggested_links.items] or None,
             decisions=[NotificationAnswer.of(n) for n in box.decisions],
             unread=box.unread,
             latest=box.latest,

@@ -81,20 +81,13 @@ INSTEAD = {
     ("edit_document", "read_only"): ("suggest_edit", "Use suggest_edit, with a reason"),
     ("revert_document", "read_only"): ("suggest_edit", "Use suggest_edit to undo it"),
 }
-# The kind of suggestion a tool's refusal names by a bare number.
-KIND_OF = {"suggest_edit": "change", "suggest_link": "link"}
 
 
 def refusal(error: CodnaError, tool: str | None = None) -> CallToolResult:
     """A domain error as an MCP tool error: text that starts with the code, and the object.
-    A suggestion it names has the id the tools take; where the tool has another to use
-    instead (not in raw, which no one changes), the message names it."""
+    Where the tool has another to use instead (not in raw, which no one changes), the message
+    names it."""
     shown = error.as_dict()
-    number = shown.get("suggestion_id")
-    if isinstance(number, int) and tool in KIND_OF:
-        named = f"{KIND_OF[tool]}-{number}"
-        shown["suggestion_id"] = named
-        shown["message"] = shown["message"].replace(f"suggestion {number}", named)
     instead = INSTEAD.get((tool or "", error.code))
     if instead is not None and not str(shown.get("address", "")).startswith("raw:"):
         how = f"{instead[1]}; an editor of the page decides."

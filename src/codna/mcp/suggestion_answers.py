@@ -1,5 +1,8 @@
-"""What the suggestion and inbox tools answer, shaped for a model (see answers.py). A
-suggestion's id names its kind (`change-12`, `link-5`), so no id can mean either."""
+"""What the suggestion and inbox tools answer, shaped for a model (see answers.py).
+
+A suggested change and a suggested link each have an integer `suggestion_id` of their own
+kind; `kind` says which, and the tools that take one name their kind (decide_edit_suggestion,
+decide_link_suggestion), so no argument can mean either."""
 
 from __future__ import annotations
 
@@ -15,16 +18,14 @@ from codna.services.suggestion_views import Suggestion
 Status = Literal["pending", "accepted", "rejected", "withdrawn"]
 
 
-def suggestion_id(kind: SuggestionKind, number: int) -> str:
-    """The id a model passes back: change-12, link-5."""
-    return f"{kind}-{number}"
-
-
 class SuggestionAnswer(Answer):
     """A suggestion: in a list briefly, with its edits and diffs when asked for by id."""
 
-    id: str
-    """change-12 (a suggested change) or link-5 (a suggested link)."""
+    suggestion_id: int
+    """Pass it to the tools of its kind."""
+    kind: SuggestionKind
+    """change (decide_edit_suggestion, withdraw_suggestion) or link (decide_link_suggestion,
+    withdraw_link_suggestion)."""
     page: str
     """The page it is for."""
     status: Status
@@ -69,7 +70,8 @@ class SuggestionAnswer(Answer):
         cls, s: Suggestion, *, full: bool = False, edits: bool = True
     ) -> SuggestionAnswer:
         brief = cls(
-            id=suggestion_id("change", s.id),
+            suggestion_id=s.id,
+            kind="change",
             page=s.page,
             status=cast(Status, s.status),
             by=f"{s.suggester} ({s.via})" if s.via else s.suggester,
@@ -99,7 +101,8 @@ class SuggestionAnswer(Answer):
     @classmethod
     def of_link(cls, s: LinkSuggestion, *, full: bool = False) -> SuggestionAnswer:
         return cls(
-            id=suggestion_id("link", s.id),
+            suggestion_id=s.id,
+            kind="link",
             page=s.page,
             status=cast(Status, s.status),
             by=s.suggester,
@@ -116,8 +119,10 @@ class SuggestionAnswer(Answer):
 class Settled(Answer):
     """A suggestion after a decision or a withdrawal."""
 
-    id: str
-    """Such as change-12."""
+    suggestion_id: int
+    """Its id."""
+    kind: SuggestionKind
+    """change or link."""
     status: Status
     """What it is now."""
     accepted_version: int | None = None
@@ -126,7 +131,8 @@ class Settled(Answer):
     @classmethod
     def of_change(cls, s: Suggestion) -> Settled:
         return cls(
-            id=suggestion_id("change", s.id),
+            suggestion_id=s.id,
+            kind="change",
             status=cast(Status, s.status),
             accepted_version=s.accepted_version,
         )
@@ -134,7 +140,8 @@ class Settled(Answer):
     @classmethod
     def of_link(cls, s: LinkSuggestion) -> Settled:
         return cls(
-            id=suggestion_id("link", s.id),
+            suggestion_id=s.id,
+            kind="link",
             status=cast(Status, s.status),
             accepted_version=s.accepted_version,
         )
@@ -150,7 +157,7 @@ class SuggestionList(Answer):
 class Suggested(Answer):
     """What suggest_edit or suggest_link made (nothing on a dry run)."""
 
-    id: str | None = None
+    suggestion_id: int | None = None
     """The new suggestion's id; list_suggestions shows what became of it."""
     saved: bool
     """false on a dry run."""
@@ -181,8 +188,10 @@ class Pending(Answer):
 class NotificationAnswer(Answer):
     id: int
     """Pass it to mark_read, or as inbox's after."""
-    suggestion: str | None = None
-    """The suggestion decided, such as change-12."""
+    suggestion_id: int | None = None
+    """The suggestion decided."""
+    kind: SuggestionKind
+    """change or link."""
     page: str
     """The page it was for."""
     status: str
@@ -201,7 +210,8 @@ class NotificationAnswer(Answer):
         kind: SuggestionKind = "link" if n.kind.startswith("link") else "change"
         return cls(
             id=n.id,
-            suggestion=suggestion_id(kind, n.suggestion_id) if n.suggestion_id else None,
+            suggestion_id=n.suggestion_id,
+            kind=kind,
             page=n.page,
             status=n.status,
             reason=n.reason,
@@ -212,8 +222,10 @@ class NotificationAnswer(Answer):
 
 
 class InboxAnswer(Answer):
-    waiting: list[str] | None = None
-    """Ids of suggestions waiting on your decision; pending_decisions shows them."""
+    changes_waiting: list[int] | None = None
+    """Ids of suggested changes waiting on your decision; pending_decisions shows them."""
+    links_waiting: list[int] | None = None
+    """Ids of suggested links waiting on your decision."""
     decisions: list[NotificationAnswer]
     """On what you suggested, unread first."""
     unread: int

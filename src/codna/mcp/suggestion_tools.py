@@ -1,14 +1,16 @@
-"""The tools of suggestions (ADR 0024): suggest a change or a link, follow what became of it,
-withdraw it; and, for a page's editors, what waits and the decision.
+"""The tools of suggestions (ADR 0024, SPEC 7): suggest a change or a link, follow what became
+of it, withdraw it; and, for a page's editors, what waits and the decision.
 
-Suggested changes and suggested links are one kind of thing to a model: listed, read,
-withdrawn and decided by the same tools, with ids that name their kind (change-12, link-5).
+The names and arguments are the ADR's and SPEC 7's: `suggestion_id` is an integer of one kind,
+and a tool that takes one says its kind in its name (`decide_edit_suggestion`,
+`decide_link_suggestion`; `withdraw_suggestion` for a change, `withdraw_link_suggestion` for a
+link). Listed together, each suggestion says its `kind`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -21,7 +23,6 @@ from codna.mcp.suggestion_answers import (
     Suggested,
     SuggestionAnswer,
     SuggestionList,
-    suggestion_id,
 )
 from codna.mcp.tools import READ, more
 from codna.schemas import edits_of
@@ -34,16 +35,15 @@ SUGGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False)
 DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
 
 
-def _url(page: str, anchor: str) -> str:
+def _url(page: str, kind: str, number: int) -> str:
     """Where the page's editors decide a suggestion, in the web UI."""
     space, _, path = page.partition(":")
-    if anchor.startswith("link-"):
-        return f"{base_url()}/inbox#{anchor}"
-    return f"{base_url()}/suggestions/{space}/{path}#{anchor}"
+    if kind == "link":
+        return f"{base_url()}/inbox#link-{number}"
+    return f"{base_url()}/suggestions/{space}/{path}#change-{number}"
 
 
-def _one(member: Member, id: str) -> SuggestionAnswer:
-    kind, number = a.parse_suggestion_id(id)
+def _one(member: Member, kind: str, number: int) -> SuggestionAnswer:
     if kind == "link":
         return SuggestionAnswer.of_link(links.read_link(member, suggestion_id=number), full=True)
     found = suggestions.read_suggestion(member, suggestion_id=number)
@@ -62,6 +62,7 @@ def register(server: CodnaMCP) -> None:
         reason: a.Reason,
         edits: a.SuggestedEdits = None,
         title: a.Title = None,
+        tags: a.NewTags = None,
         tags_add: a.TagsAdd = None,
         tags_remove: a.TagsRemove = None,
         base_version: a.BaseVersion = None,
@@ -78,14 +79,18 @@ def register(server: CodnaMCP) -> None:
             title=title,
             tags_add=tags_add or [],
             tags_remove=tags_remove or [],
+            tags=tags,
             base_version=base_version,
             dry_run=dry_run,
         )
         if made.suggestion is None:
             return Suggested(saved=False, diff=made.diff)
-        made_id = suggestion_id("change", made.suggestion.id)
+        number = made.suggestion.id
         return Suggested(
-            id=made_id, saved=True, diff=made.diff, url=_url(made.suggestion.page, made_id)
+            suggestion_id=number,
+            saved=True,
+            diff=made.diff,
+            url=_url(made.suggestion.page, "change", number),
         )
 
     @server.tool_for("suggest", title="Suggest a link", annotations=SUGGEST)
@@ -105,8 +110,7 @@ def register(server: CodnaMCP) -> None:
         made = links.suggest_link(
             me(), address=address, target=target, reason=reason, anchor=anchor
         )
-        made_id = suggestion_id("link", made.id)
-        return Suggested(id=made_id, saved=True, url=_url(made.page, made_id))
+        return Suggested(suggestion_id=made.id, saved=True, url=_url(made.page, "link", made.id))
 
     @server.tool_for("read", title="Suggestions", annotations=READ)
     def list_suggestions(
@@ -119,16 +123,21 @@ def register(server: CodnaMCP) -> None:
         ] = None,
         status: a.Status = None,
         kind: a.Kind = None,
-        id: Annotated[
-            str | None, Field(description="One suggestion in full, such as change-12.")
+        suggestion_id: Annotated[
+            int | None,
+            Field(
+                description="One suggestion in full, with its edits and diffs, such as 12 "
+                "(a suggested link's with kind link).",
+                json_schema_extra={"minimum": 1},
+            ),
         ] = None,
         limit: a.SuggestionsLimit = SUGGESTIONS.default,
         offset: a.Offset = 0,
     ) -> SuggestionList:
-        """Suggestions, newest first: what became of them (accepted, rejected and why,
-        reverted), whether a pending one still applies; with id, its edits and diffs."""
-        if id is not None:
-            return SuggestionList(suggestions=[_one(me(), id)])
+        """A page's suggestions, or your own, newest first: what became of them (accepted,
+        rejected and why, reverted), whether a pending one still applies."""
+        if suggestion_id is not None:
+            return SuggestionList(suggestions=[_one(me(), kind or "change", suggestion_id)])
         # Each kind is its own list, newest first, paged by the same limit and offset.
         found: list[tuple[datetime, SuggestionAnswer]] = []
         notes: list[str | None] = []
@@ -153,12 +162,14 @@ def register(server: CodnaMCP) -> None:
         return SuggestionList(suggestions=listed, note=note)
 
     @server.tool_for("suggest", title="Withdraw a suggestion", annotations=SUGGEST)
-    def withdraw_suggestion(id: a.SuggestionId) -> Settled:
-        """Take back a suggestion of yours that still waits."""
-        kind, number = a.parse_suggestion_id(id)
-        if kind == "link":
-            return Settled.of_link(links.withdraw_link(me(), suggestion_id=number))
-        return Settled.of_change(suggestions.withdraw_suggestion(me(), suggestion_id=number))
+    def withdraw_suggestion(suggestion_id: a.SuggestionId) -> Settled:
+        """Take back a suggested change of yours that still waits."""
+        return Settled.of_change(suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id))
+
+    @server.tool_for("suggest", title="Withdraw a suggested link", annotations=SUGGEST)
+    def withdraw_link_suggestion(suggestion_id: a.LinkSuggestionId) -> Settled:
+        """Take back a suggested link of yours that still waits."""
+        return Settled.of_link(links.withdraw_link(me(), suggestion_id=suggestion_id))
 
     @server.tool_for("decide", title="What waits on you", annotations=READ)
     def pending_decisions(
@@ -185,24 +196,25 @@ def register(server: CodnaMCP) -> None:
             note=note,
         )
 
-    @server.tool_for("decide", title="Decide a suggestion", annotations=DECIDE)
-    def decide_suggestion(
-        id: a.SuggestionId,
-        decision: Annotated[
-            Literal["accept", "reject"],
-            Field(description="accept (applied to the page as it is now) or reject."),
-        ],
-        reason: a.DecisionReason = None,
+    @server.tool_for("decide", title="Decide a suggested change", annotations=DECIDE)
+    def decide_edit_suggestion(
+        suggestion_id: a.SuggestionId, decision: a.Decision, reason: a.DecisionReason = None
     ) -> Settled:
-        """Accept or reject a suggestion on a page you can edit: accepting makes one revision
-        in your name that names the suggester and their reason. One decision settles it."""
-        kind, number = a.parse_suggestion_id(id)
-        if kind == "link":
-            decided = links.decide_link(
-                me(), suggestion_id=number, decision=decision, reason=reason
-            )
-            return Settled.of_link(decided)
+        """Accept or reject a suggested change on a page you can edit: accepting makes one
+        revision in your name that names the suggester and their reason. One decision
+        settles it."""
         change = suggestions.decide_edit_suggestion(
-            me(), suggestion_id=number, decision=decision, reason=reason
+            me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
         return Settled.of_change(change)
+
+    @server.tool_for("decide", title="Decide a suggested link", annotations=DECIDE)
+    def decide_link_suggestion(
+        suggestion_id: a.LinkSuggestionId, decision: a.Decision, reason: a.DecisionReason = None
+    ) -> Settled:
+        """Accept or reject a suggested link on a page you can edit: accepting makes the
+        anchor text a link (or adds it under Related), one revision in your name."""
+        decided = links.decide_link(
+            me(), suggestion_id=suggestion_id, decision=decision, reason=reason
+        )
+        return Settled.of_link(decided)

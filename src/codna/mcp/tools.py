@@ -19,6 +19,7 @@ from codna.mcp.answers import (
     PageList,
     PagesAnswer,
     RevisionAnswer,
+    RevisionRead,
     Trashed,
 )
 from codna.mcp.server import CodnaMCP
@@ -110,6 +111,12 @@ def register(server: CodnaMCP) -> None:
         found = revisions.history(me(), address=address)
         return History(revisions=[RevisionAnswer.of(r) for r in found])
 
+    @server.tool_for("read", title="Read a revision", annotations=READ)
+    def read_revision(address: a.Address, version: a.AtVersion) -> RevisionRead:
+        """One revision of a page, whole: its body, title and tags then, who made it and why,
+        such as the revision accepting a suggestion made (its accepted_version)."""
+        return RevisionRead.whole(revisions.read_revision(me(), address=address, version=version))
+
     @server.tool_for("create", title="Create a page", annotations=WRITE)
     def create_document(
         address: a.Address,
@@ -127,6 +134,7 @@ def register(server: CodnaMCP) -> None:
         address: a.Address,
         edits: a.Edits = None,
         title: a.Title = None,
+        tags: a.NewTags = None,
         tags_add: a.TagsAdd = None,
         tags_remove: a.TagsRemove = None,
         summary: a.Summary = None,
@@ -142,6 +150,7 @@ def register(server: CodnaMCP) -> None:
             title=title,
             tags_add=tags_add or [],
             tags_remove=tags_remove or [],
+            tags=tags,
             summary=summary,
             base_version=base_version,
             dry_run=dry_run,

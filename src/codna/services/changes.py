@@ -4,7 +4,7 @@ all or none as one revision (SPEC 2). Accepting a suggestion or a link applies a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy.engine import Connection
 
@@ -25,12 +25,26 @@ from codna.storage.records import PageRow
 
 @dataclass(frozen=True)
 class Change:
-    """A change to a page as the edit language describes it: edits, a new title, tag changes."""
+    """A change to a page as the edit language describes it: edits, a new title, tag changes
+    (tags to add and remove, or `tags`, the page's whole set of tags afterwards)."""
 
     edits: tuple[Edit, ...] = ()
     title: str | None = None
     tags_add: tuple[str, ...] = ()
     tags_remove: tuple[str, ...] = ()
+    tags: tuple[str, ...] | None = None
+
+    def as_tag_changes(self, tags_now: Sequence[str]) -> Change:
+        """The change with a whole set of tags said as what it adds to and removes from the
+        tags the page has now (how a suggestion keeps it: SPEC 4, changes, not values)."""
+        if self.tags is None:
+            return self
+        return replace(
+            self,
+            tags=None,
+            tags_add=tuple(t for t in self.tags if t not in tags_now),
+            tags_remove=tuple(t for t in tags_now if t not in self.tags),
+        )
 
 
 @dataclass(frozen=True)
@@ -63,12 +77,19 @@ def check_change(
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),
+    tags: Sequence[str] | None = None,
 ) -> Change:
     """Check what `edit_document` takes and make it a Change: edits (none, if a title or tags
-    change), checked by the edit language's limits. Raises InvalidRequest, TooLarge."""
-    if not edits and title is None and not tags_add and not tags_remove:
+    change), checked by the edit language's limits; `tags`, the whole set afterwards, or tags
+    to add and remove, not both. Raises InvalidRequest, TooLarge."""
+    if not edits and title is None and not tags_add and not tags_remove and tags is None:
         raise InvalidRequest(
             "Give at least one edit, a new title or tags to change.", field="edits"
+        )
+    if tags is not None and (tags_add or tags_remove):
+        raise InvalidRequest(
+            "Give tags (the page's tags afterwards) or tags_add and tags_remove, not both.",
+            field="tags",
         )
     # The one definition of an edit checks them, however they were made.
     parsed = tuple(parse_edits(edits_to_wire(edits), allow_empty=True))
@@ -77,6 +98,7 @@ def check_change(
         title=check_title(title) if title is not None else None,
         tags_add=check_tags(tags_add, field="tags.add"),
         tags_remove=check_tags(tags_remove, field="tags.remove"),
+        tags=check_tags(tags) if tags is not None else None,
     )
 
 
@@ -87,6 +109,7 @@ def apply_change(page: PageRow, change: Change) -> Applied:
         body, splices = apply_edits_with_splices(page.body, change.edits)
     else:
         check_body(body)
+    change = change.as_tag_changes(page.tags)
     tags = [t for t in page.tags if t not in change.tags_remove]
     tags += [t for t in change.tags_add if t not in tags]
     return Applied(change.title or page.title, tuple(tags), body, tuple(splices))
@@ -149,7 +172,7 @@ def default_summary(change: Change) -> str:
         parts.append(f"{n} edit{'s' if n != 1 else ''}")
     if change.title:
         parts.append("new title")
-    if change.tags_add or change.tags_remove:
+    if change.tags_add or change.tags_remove or change.tags is not None:
         parts.append("tags")
     return "Edited: " + ", ".join(parts)
 
@@ -162,17 +185,19 @@ def edit_page(
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),
+    tags: Sequence[str] | None = None,
     summary: str | None = None,
     base_version: int | None = None,
     dry_run: bool = False,
 ) -> EditResult:
-    """Apply edits that name their text (and a new title, tags to add or remove), all or none.
+    """Apply edits that name their text (and a new title, tags to add or remove or the whole
+    set of tags), all or none.
 
     A dry run runs every check and returns the diff without saving. Raises InvalidRequest,
     InvalidEdit, TooLarge, NotFound, ReadOnly, Conflict (a stale `base_version`).
     """
     where = parse_address(address, want="page")
-    change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove)
+    change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove, tags=tags)
     summary = check_summary(summary) or default_summary(change)
     transaction = database().read() if dry_run else database().write()
     with transaction as conn:

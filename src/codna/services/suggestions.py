@@ -105,6 +105,7 @@ def suggest_edit(
     title: str | None = None,
     tags_add: Sequence[str] = (),
     tags_remove: Sequence[str] = (),
+    tags: Sequence[str] | None = None,
     base_version: int | None = None,
     dry_run: bool = False,
     via: str | None = None,
@@ -117,7 +118,7 @@ def suggest_edit(
     TooLarge, NotFound, ReadOnly (raw), Duplicate, RejectedBefore, LimitReached.
     """
     where = parse_address(address, want="page")
-    change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove)
+    change = check_change(edits, title=title, tags_add=tags_add, tags_remove=tags_remove, tags=tags)
     checked_reason = check_reason(reason, required=True)
     assert checked_reason is not None
     via = actor.via if actor.via is not None else check_via(via)  # a run's is its routine
@@ -129,6 +130,7 @@ def suggest_edit(
         page, mine = access_page(conn, actor, where)
         if not mine.can_suggest(page.space, page.path, page.created_by):
             raise ReadOnly(read_only_message(where, actor), address=str(where))
+        change = change.as_tag_changes(page.tags)  # kept as changes, not values (SPEC 4)
         # The same edits as a rejected suggestion are refused as such, even once their text
         # has gone from the page: before they are tried.
         digest = edits_hash(change, page.body)
