@@ -109,7 +109,7 @@ def test_the_same_automation_twice_and_one_on_output_are_refused_in_the_form(
         chosen = {"event": "document.created", "routine": "decision-check", "csrf": token}
         twice = writer.post("/automations", data={**chosen, "folder": folder})
         on_output = writer.post("/automations", data={**chosen, "folder": "output:"})
-    assert twice.status_code == 422
+    assert twice.status_code == 409  # duplicate
     assert f"as you on document.created under {folder} already." in html.unescape(twice.text)
     assert on_output.status_code == 422
     assert "An automation watches wiki or raw" in on_output.text
@@ -146,7 +146,7 @@ def test_a_form_sent_without_its_token_is_refused_and_adds_nothing(app: InProces
             "/automations",
             data={"event": "document.created", "folder": folder, "routine": "decision-check"},
         )
-        assert refused.status_code == 400
+        assert refused.status_code == 422
         assert "The form had expired or came from another site" in refused.text
         assert folder not in writer.get("/automations").text
 

@@ -208,8 +208,8 @@ def test_a_post_without_the_form_token_is_refused_and_changes_nothing(
         wrong = client.post(_url("edit", address), data={**sent, "csrf": "0" * 32})
         trashed = client.post(_url("trash", address), data={})
         made = client.post("/new", data={"address": unique(), "title": "X", "body": "X"})
-    assert missing.status_code == wrong.status_code == trashed.status_code == 400
-    assert made.status_code == 400
+    assert missing.status_code == wrong.status_code == trashed.status_code == 422
+    assert made.status_code == 422
     assert "The form had expired" in missing.text
     page = api_page(app, address)
     assert (page["version"], page["body"], page["in_trash"]) == (1, BODY, False)
@@ -234,7 +234,7 @@ def test_a_writer_creates_a_page_in_the_folder_they_started_from(app: InProcessS
         again = client.post("/new", data={**sent, "body": "A second try.\n"})
     assert "<strong>there</strong>" in page.text and "version 1" in page.text
     assert api_page(app, address)["tags"] == ["notes", "first"]
-    assert again.status_code == 422 and "already exists" in again.text
+    assert again.status_code == 409 and "already exists" in again.text
     assert textarea(again) == "A second try.\n" and field(again, "address") == address
 
 

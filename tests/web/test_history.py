@@ -228,7 +228,7 @@ def test_a_revert_that_no_longer_applies_shows_the_services_sentence(
         answer = _post(client, address, "revert", 2)
         first = _post(client, address, "revert", 1)
     assert answer.status_code == 409 and 'role="alert"' in answer.text
-    assert first.status_code == 400 and "Version 1 created the page" in first.text
+    assert first.status_code == 422 and "Version 1 created the page" in first.text
     assert _page(app, address)["version"] == 3
 
 
@@ -243,7 +243,7 @@ def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(
         wrong = client.post(
             _view("history", address) + "/restore", data={"version": "1", "csrf": "forged"}
         )
-    assert missing.status_code == wrong.status_code == 400
+    assert missing.status_code == wrong.status_code == 422
     assert "The form had expired" in missing.text
     assert _page(app, address)["version"] == 2
 

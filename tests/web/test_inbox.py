@@ -134,7 +134,7 @@ def test_a_decision_without_the_csrf_token_is_refused_and_changes_nothing(
     made = _suggest(app, address, "two", "three", "Count on.")
     with signed_in(app, "writer") as writer:
         answer = writer.post(f"/inbox/changes/{made}/decide", data={"decision": "accept"})
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert _page(app, address)["version"] == 1
 
 

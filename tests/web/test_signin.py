@@ -64,11 +64,11 @@ def test_a_form_sent_without_its_csrf_token_is_refused_and_signs_no_one_in(
             answer = client.post(
                 "/sign-in", data={"email": ROLES["reader"], "password": PASSWORD, "csrf": token}
             )
-            assert answer.status_code == 400 and "Reload the page" in answer.text
+            assert answer.status_code == 422 and "Reload the page" in answer.text
             assert "codna_session" not in client.cookies
     with signed_in(app, "reader") as client:
         answer = client.post("/sign-out", data={})
-        assert answer.status_code == 400
+        assert answer.status_code == 422
         assert client.get("/p/wiki/").status_code == 200  # still signed in
 
 

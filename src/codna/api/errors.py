@@ -1,4 +1,5 @@
-"""Domain errors as HTTP: one table of statuses, one handler, JSON `{code, message, ...}`."""
+"""Domain errors as HTTP: each with the status it carries, one handler, JSON
+`{code, message, ...}`."""
 
 from __future__ import annotations
 
@@ -13,24 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 
 from codna.api.auth import token_refusal
-from codna.errors import CodnaError
-
-STATUS = {
-    "unauthenticated": 401,
-    "not_found": 404,
-    "read_only": 403,
-    "invalid_request": 422,
-    "invalid_edit": 422,
-    "too_large": 413,
-    "conflict": 409,
-    "duplicate": 409,
-    "rejected_before": 409,
-    "limit_reached": 409,
-    "already_decided": 409,
-    "no_longer_applies": 409,
-    "rate_limited": 429,
-    "unavailable": 503,
-}
+from codna.errors import CodnaError, InvalidRequest
 
 
 class ErrorResponse(JSONResponse):
@@ -49,27 +33,38 @@ class ErrorBody(BaseModel):
     message: str
 
 
+def _kinds(kind: type[CodnaError] = CodnaError) -> list[type[CodnaError]]:
+    """Every kind of domain error below `kind`, however deep."""
+    return [k for sub in kind.__subclasses__() for k in (sub, *_kinds(sub))]
+
+
+# What each status tells a caller; the codes answered with it are read from the errors.
+MEANING = {
+    401: "no token, or a wrong or revoked one",
+    403: "the caller can read this but not change it",
+    404: "it does not exist, or the caller cannot read it",
+    409: "it clashes with what is there now",
+    413: "a size limit",
+    422: "a field missing or malformed, or an edit that does not apply",
+    429: "too many calls; see Retry-After",
+    503: "the database cannot be reached just now; see Retry-After",
+}
+
+
+def _codes_by_status() -> dict[int, list[str]]:
+    codes: dict[int, set[str]] = {}
+    for kind in _kinds():
+        codes.setdefault(kind.status, set()).add(kind.code)
+    return {status: sorted(codes[status]) for status in sorted(codes)}
+
+
 # The statuses any call may answer with, documented on every route of the API.
 DOCUMENTED: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": description}
-    for status, description in (
-        (401, "No token, or a wrong or revoked one (unauthenticated)."),
-        (403, "The caller can read this but not change it (read_only)."),
-        (404, "It does not exist, or the caller cannot read it (not_found)."),
-        (
-            409,
-            "conflict, duplicate, rejected_before, limit_reached, already_decided or "
-            "no_longer_applies.",
-        ),
-        (413, "A size limit (too_large)."),
-        (
-            422,
-            "A field missing or malformed (invalid_request), or an edit that does not apply "
-            "(invalid_edit).",
-        ),
-        (429, "Too many calls (rate_limited); see Retry-After."),
-        (503, "The database cannot be reached just now (unavailable); see Retry-After."),
-    )
+    status: {
+        "model": ErrorBody,
+        "description": f"{', '.join(codes)}: {MEANING.get(status, 'refused')}.",
+    }
+    for status, codes in _codes_by_status().items()
 }
 
 
@@ -79,7 +74,7 @@ def error_response(error: CodnaError) -> JSONResponse:
         headers["WWW-Authenticate"] = "Bearer"
     if error.code in ("rate_limited", "unavailable"):
         headers["Retry-After"] = str(error.fields.get("retry_after", 1))
-    return ErrorResponse(error.as_dict(), status_code=STATUS.get(error.code, 400), headers=headers)
+    return ErrorResponse(error.as_dict(), status_code=error.status, headers=headers)
 
 
 async def _domain(_: Request, error: Exception) -> JSONResponse:
@@ -97,8 +92,7 @@ async def _validation(request: Request, error: Exception) -> JSONResponse:
     first = error.errors()[0] if error.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
     message = f"{where or 'The request'}: {first.get('msg', 'is malformed')}."
-    body = {"code": "invalid_request", "message": message, "field": where or None}
-    return ErrorResponse(body, status_code=422)
+    return error_response(InvalidRequest(message, field=where or None))
 
 
 async def _http(_: Request, error: Exception) -> JSONResponse:
@@ -111,9 +105,9 @@ async def _http(_: Request, error: Exception) -> JSONResponse:
         message = "There is no such endpoint."
     elif error.status_code == 405:
         message = "This endpoint does not take that method."
-    # A body that is not JSON is malformed like any other field: 422, as SPEC 2's table says.
-    status = 422 if error.status_code == 400 else error.status_code
-    if status == 422:
+    # A body that is not JSON is malformed like any other field (invalid_request).
+    status = InvalidRequest.status if error.status_code == 400 else error.status_code
+    if status == InvalidRequest.status:
         message = f"The request body is not valid JSON ({message})."
     return ErrorResponse(
         {"code": code, "message": message}, status_code=status, headers=error.headers

@@ -256,5 +256,7 @@ class AnswerUnavailable:
             if started or scope["type"] != "http":
                 raise
             retry = str(error.fields.get("retry_after", 1))
-            answer = JSONResponse(error.as_dict(), status_code=503, headers={"Retry-After": retry})
+            answer = JSONResponse(
+                error.as_dict(), status_code=error.status, headers={"Retry-After": retry}
+            )
             await answer(scope, receive, send)

@@ -18,7 +18,6 @@ from codna.services import automations, runs
 from codna.services.automations import EVENT_TYPES, Automation
 from codna.services.members import Member
 from codna.services.runs import Run
-from codna.web.errors import form_status
 from codna.web.forms import FormRoute
 from codna.web.templating import render
 from codna.web.visitor import Seen
@@ -69,7 +68,7 @@ def _page(request: Request, seen: Seen, shown: Shown) -> Response:
         seen,
         "automations.html",
         member=shown.member,
-        status=form_status(shown.refused) if shown.refused else 200,
+        status=shown.refused.status if shown.refused else 200,
         shown=shown,
         events=EVENT_TYPES,
         error=shown.refused.message if shown.refused else None,

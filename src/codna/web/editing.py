@@ -20,7 +20,6 @@ from codna.services.access import read_only_message
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
-from codna.web.errors import form_status
 from codna.web.forms import FormRoute
 from codna.web.pages import crumbs
 from codna.web.templating import page_url, render
@@ -127,7 +126,7 @@ def _editor(
         seen,
         "edit.html",
         member=member,
-        status=form_status(refused) if refused else 200,
+        status=refused.status if refused else 200,
         where=where,
         crumbs=crumbs(where),
         draft=draft,
@@ -214,7 +213,7 @@ def _new_form(
         seen,
         "new.html",
         member=member,
-        status=form_status(refused) if refused else 200,
+        status=refused.status if refused else 200,
         address=address,
         back=_back(address),
         draft=draft,

@@ -1,5 +1,6 @@
-"""Refusals as HTML: a page saying what was wrong, with its status; a visitor who is not
-signed in is sent to sign in, and brought back after."""
+"""Refusals as HTML: a page saying what was wrong, with the status the error carries (the one
+the API answers it with); a visitor who is not signed in is sent to sign in, and brought back
+after."""
 
 from __future__ import annotations
 
@@ -12,23 +13,9 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
-from codna.errors import CodnaError
+from codna.errors import CodnaError, InvalidRequest
 from codna.web.templating import render
 from codna.web.visitor import signed_out, visitor
-
-STATUS = {
-    "not_found": 404,
-    "read_only": 403,
-    "conflict": 409,
-    "rate_limited": 429,
-    "too_large": 413,
-    "unavailable": 503,
-}
-
-
-def form_status(refused: CodnaError) -> int:
-    """A refusal shown in its form: the error page's status, 422 for a bad field."""
-    return STATUS.get(refused.code, 422)
 
 
 async def _domain(request: Request, error: Exception) -> Response:
@@ -36,14 +23,15 @@ async def _domain(request: Request, error: Exception) -> Response:
     if error.code == "unauthenticated":
         back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return signed_out(RedirectResponse(f"/?next={quote(back)}", status_code=303))
-    return _page(request, STATUS.get(error.code, 400), error.message)
+    return _page(request, error.status, error.message)
 
 
 async def _validation(request: Request, error: Exception) -> Response:
     assert isinstance(error, RequestValidationError)
     first = error.errors()[0] if error.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query", "form"))
-    return _page(request, 422, f"{where or 'The request'}: {first.get('msg', 'is malformed')}.")
+    message = f"{where or 'The request'}: {first.get('msg', 'is malformed')}."
+    return _page(request, InvalidRequest.status, message)
 
 
 async def _http(request: Request, error: Exception) -> Response:
