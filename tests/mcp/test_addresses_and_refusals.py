@@ -141,7 +141,7 @@ async def test_an_agent_editing_a_wiki_page_is_told_to_use_suggest_edit(
         )
     assert (error["code"], error["instead"]) == ("read_only", "suggest_edit")
     assert "suggest_edit" in error["message"]
-    assert suggested["saved"] is True and suggested["id"].startswith("change-")
+    assert suggested["saved"] is True and isinstance(suggested["suggestion_id"], int)
 
 
 async def test_an_agent_creating_in_the_wiki_is_told_it_may_create_in_output(
@@ -197,7 +197,12 @@ async def test_a_rejected_section_edit_spelled_with_or_without_its_hashes_is_rej
             reason=why,
         )
     async with app.mcp("writer") as client:
-        await Calls(client)("decide_suggestion", id=first["id"], decision="reject", reason=declined)
+        await Calls(client)(
+            "decide_edit_suggestion",
+            suggestion_id=first["suggestion_id"],
+            decision="reject",
+            reason=declined,
+        )
     same = [{"op": "delete_section", "heading": "Alternatives"}]
     async with app.mcp("agent") as client:
         again = await refused(client, "suggest_edit", address=address, edits=same, reason="Again.")
@@ -207,8 +212,8 @@ async def test_a_rejected_section_edit_spelled_with_or_without_its_hashes_is_rej
         )
     assert again["code"] == other["code"] == "rejected_before"
     # Whose it was, why and why not are for its suggester and the page's editors alone.
-    number = first["id"].removeprefix("change-")
-    _names_nothing_of(other, hidden=["checker", why, declined, first["id"], number])
+    number = first["suggestion_id"]
+    _names_nothing_of(other, hidden=["checker", why, declined, f"suggestion {number}", str(number)])
 
 
 async def test_a_pending_section_edit_spelled_another_way_is_a_duplicate_that_names_no_one(
@@ -233,7 +238,9 @@ async def test_a_pending_section_edit_spelled_another_way_is_a_duplicate_that_na
     async with app.mcp("writer") as client:
         waiting = await Calls(client)("list_suggestions", address=address)
     assert other["code"] == "duplicate"
-    number = first["id"].removeprefix("change-")
-    _names_nothing_of(other, hidden=["checker", why, first["id"], number])
+    number = first["suggestion_id"]
+    _names_nothing_of(other, hidden=["checker", why, f"suggestion {number}", str(number)])
     # Only the agent's suggestion waits: the reader's made nothing.
-    assert [(s["id"], s["status"]) for s in waiting["suggestions"]] == [(first["id"], "pending")]
+    assert [(s["suggestion_id"], s["kind"], s["status"]) for s in waiting["suggestions"]] == [
+        (number, "change", "pending")
+    ]

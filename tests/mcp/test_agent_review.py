@@ -104,7 +104,9 @@ async def test_an_agent_reviews_decision_records_and_learns_what_became_of_its_s
             )
             assert "body" not in answer and f"+## {heading}" in answer["diff"]
             made.append(answer)
-        links = "\n".join(f"- [{m['id']}]({m['url']}) on [0002]({gaps})" for m in made)
+        links = "\n".join(
+            f"- [change {m['suggestion_id']}]({m['url']}) on [0002]({gaps})" for m in made
+        )
         page = await agent(
             "create_document",
             address=run,
@@ -112,16 +114,16 @@ async def test_an_agent_reviews_decision_records_and_learns_what_became_of_its_s
             body=f"# Run\n\nLooked at {len(found)} records.\n\n{links}\n",
         )
         assert page["version"] == 1
-    ids = [m["id"] for m in made]
+    ids = [m["suggestion_id"] for m in made]
 
     async with app.mcp("writer") as client:
         editor = Calls(client)
         waiting = await editor("pending_decisions", kind="change", limit=200)
-        assert set(ids) <= {s["id"] for s in waiting["changes"]}
-        await editor("decide_suggestion", id=ids[0], decision="accept")
+        assert set(ids) <= {s["suggestion_id"] for s in waiting["changes"]}
+        await editor("decide_edit_suggestion", suggestion_id=ids[0], decision="accept")
         await editor(
-            "decide_suggestion",
-            id=ids[1],
+            "decide_edit_suggestion",
+            suggestion_id=ids[1],
             decision="reject",
             reason="We list no alternatives in a proposal.",
         )
@@ -130,16 +132,17 @@ async def test_an_agent_reviews_decision_records_and_learns_what_became_of_its_s
         agent = Calls(client)
         outcome = await agent("list_suggestions", address=folder)
         statuses = {
-            s["id"]: (s["status"], s.get("decision_reason")) for s in outcome["suggestions"]
+            (s["kind"], s["suggestion_id"]): (s["status"], s.get("decision_reason"))
+            for s in outcome["suggestions"]
         }
         assert statuses == {
-            ids[0]: ("accepted", None),
-            ids[1]: ("rejected", "We list no alternatives in a proposal."),
+            ("change", ids[0]): ("accepted", None),
+            ("change", ids[1]): ("rejected", "We list no alternatives in a proposal."),
         }
         new = await agent("inbox", **since)
-        assert {(d["suggestion"], d["status"]) for d in new["decisions"]} == {
-            (ids[0], "accepted"),
-            (ids[1], "rejected"),
+        assert {(d["kind"], d["suggestion_id"], d["status"]) for d in new["decisions"]} == {
+            ("change", ids[0], "accepted"),
+            ("change", ids[1], "rejected"),
         }
         await agent("mark_read", ids=[d["id"] for d in new["decisions"]])
         later = await agent("inbox", after=new["latest"])

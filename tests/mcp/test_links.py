@@ -21,7 +21,8 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
     a, b = two_pages(app)
     async with app.mcp("agent") as agent:
         names = {t.name for t in (await agent.list_tools()).tools}
-        assert {"suggest_link", "inbox"} <= names and "decide_suggestion" not in names
+        assert {"suggest_link", "withdraw_link_suggestion", "inbox"} <= names
+        assert not {"decide_link_suggestion", "decide_edit_suggestion"} & names
         link = structured(
             await agent.call_tool("suggest_link", {"address": a, "target": b, "reason": "Related."})
         )
@@ -29,9 +30,10 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
             "suggest_link", {"address": a, "target": b, "reason": "Again."}
         )
         assert refusal(again)["code"] == "duplicate"
-        assert link["id"].startswith("link-")
+        number = link["suggestion_id"]
+        assert isinstance(number, int) and link["saved"] is True
         hidden = await agent.call_tool(
-            "decide_suggestion", {"id": link["id"], "decision": "accept"}
+            "decide_link_suggestion", {"suggestion_id": number, "decision": "accept"}
         )
         unknown = await agent.call_tool("no_such_tool", {})
         assert refusal(hidden)["code"] == "not_found"
@@ -40,19 +42,21 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
         pending = structured(
             await editor.call_tool("pending_decisions", {"kind": "link", "limit": 200})
         )
-        assert link["id"] in [i["id"] for i in pending["links"]]
+        assert ("link", number) in [(i["kind"], i["suggestion_id"]) for i in pending["links"]]
         decided = structured(
             await editor.call_tool(
-                "decide_suggestion",
-                {"id": link["id"], "decision": "reject", "reason": "Not related."},
+                "decide_link_suggestion",
+                {"suggestion_id": number, "decision": "reject", "reason": "Not related."},
             )
         )
-        assert decided["status"] == "rejected"
+        assert decided == {"suggestion_id": number, "kind": "link", "status": "rejected"}
         twice = await editor.call_tool(
-            "decide_suggestion", {"id": link["id"], "decision": "accept"}
+            "decide_link_suggestion", {"suggestion_id": number, "decision": "accept"}
         )
         assert refusal(twice)["code"] == "already_decided"
     async with app.mcp("agent") as agent:
         inbox = structured(await agent.call_tool("inbox", {"limit": 200}))
-        [note] = [d for d in inbox["decisions"] if d.get("suggestion") == link["id"]]
+        [note] = [
+            d for d in inbox["decisions"] if (d["kind"], d.get("suggestion_id")) == ("link", number)
+        ]
         assert (note["status"], note["reason"]) == ("rejected", "Not related.")

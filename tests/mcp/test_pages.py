@@ -21,9 +21,10 @@ async def test_an_agent_sees_the_tools_its_rights_allow_and_none_that_decide(
         people = {tool.name for tool in (await person.list_tools()).tools}
         agents = {tool.name for tool in (await agent.list_tools()).tools}
     both = {"read_document", "edit_document", "search_documents", "document_history"}
-    assert both | {"revert_document", "decide_suggestion", "pending_decisions"} <= people
+    deciding = {"decide_edit_suggestion", "decide_link_suggestion", "pending_decisions"}
+    assert both | {"revert_document", "read_revision"} | deciding <= people
     # An agent edits and reverts its own pages in output, so it has both tools.
-    assert both | {"create_document", "suggest_link", "revert_document"} <= agents
+    assert both | {"create_document", "suggest_link", "revert_document", "read_revision"} <= agents
     assert not {name for name in agents if name.startswith("decide_")}
     assert "pending_decisions" not in agents
     assert agents < people
@@ -226,7 +227,7 @@ async def test_a_hidden_tool_called_by_an_agent_is_refused_exactly_like_an_unkno
     async with app.mcp("agent") as agent:
         unknown = await agent.call_tool("no_such_tool", arguments)
         assert unknown.is_error
-        for hidden in ("pending_decisions", "decide_suggestion"):
+        for hidden in ("pending_decisions", "decide_edit_suggestion", "decide_link_suggestion"):
             refused = await agent.call_tool(hidden, arguments)
             assert _without_name(refused, hidden) == _without_name(unknown, "no_such_tool")
     async with app.mcp("writer") as person:

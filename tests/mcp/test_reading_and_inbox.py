@@ -131,7 +131,7 @@ async def test_an_agent_trashes_and_restores_its_own_output_page_but_not_a_wiki_
 # The inbox ----------------------------------------------------------------------------------
 
 
-async def suggested_and_rejected(app: InProcessServer, reason: str) -> tuple[str, str]:
+async def suggested_and_rejected(app: InProcessServer, reason: str) -> tuple[str, int]:
     """A suggestion of the agent's that the writer rejects with `reason`; its page and id."""
     address = unique("wiki:inbox/")
     app.create_page(address, GUIDE)
@@ -143,8 +143,18 @@ async def suggested_and_rejected(app: InProcessServer, reason: str) -> tuple[str
             reason="Twelve is the limit now.",
         )
     async with app.mcp("writer") as client:
-        await Calls(client)("decide_suggestion", id=made["id"], decision="reject", reason=reason)
-    return address, made["id"]
+        await Calls(client)(
+            "decide_edit_suggestion",
+            suggestion_id=made["suggestion_id"],
+            decision="reject",
+            reason=reason,
+        )
+    return address, made["suggestion_id"]
+
+
+def about(decision: dict[str, Any]) -> tuple[str, int | None]:
+    """The suggestion a notification is about: its kind and id."""
+    return decision["kind"], decision.get("suggestion_id")
 
 
 def since_look(latest: int | None) -> dict[str, Any]:
@@ -161,7 +171,7 @@ async def test_a_routine_sees_a_decision_once_in_what_is_new_and_marks_it_read(
     async with app.mcp("agent") as client:
         agent = Calls(client)
         new = await agent("inbox", **since_look(before.get("latest")), limit=200)
-        [decision] = [d for d in new["decisions"] if d.get("suggestion") == made]
+        [decision] = [d for d in new["decisions"] if about(d) == ("change", made)]
         again = await agent("inbox", after=new["latest"])
         marked = await agent("mark_read", ids=[decision["id"]])
         seen = await agent("inbox", **since_look(before.get("latest")), limit=200)
@@ -191,12 +201,14 @@ async def test_the_inbox_since_a_time_shows_only_what_came_after_it(
     async with app.mcp("agent") as client:
         agent = Calls(client)
         [decision] = [
-            d for d in (await agent("inbox", limit=200))["decisions"] if d.get("suggestion") == made
+            d
+            for d in (await agent("inbox", limit=200))["decisions"]
+            if about(d) == ("change", made)
         ]
         at = datetime.fromisoformat(decision["at"])
         earlier = await agent("inbox", since=(at - timedelta(seconds=1)).isoformat(), limit=200)
         later = await agent("inbox", since=(at + timedelta(seconds=1)).isoformat())
-    assert made in [d.get("suggestion") for d in earlier["decisions"]]
+    assert ("change", made) in [about(d) for d in earlier["decisions"]]
     assert later["decisions"] == []
     assert later["note"] == "No decisions on your suggestions since then."
 
@@ -204,19 +216,24 @@ async def test_the_inbox_since_a_time_shows_only_what_came_after_it(
 async def test_an_editors_inbox_lists_the_ids_that_wait_and_points_to_pending_decisions(
     app: InProcessServer,
 ) -> None:
-    address = unique("wiki:waiting/")
+    address, target = unique("wiki:waiting/"), unique("wiki:waiting/")
     app.create_page(address, GUIDE)
+    app.create_page(target, "# Owners\n", title="Owners")
     async with app.mcp("agent") as client:
-        made = await Calls(client)(
+        agent = Calls(client)
+        made = await agent(
             "suggest_edit",
             address=address,
             edits=[{"op": "append", "text": "## Owners\n\nThe platform team."}],
             reason="Say who owns the limits.",
         )
+        link = await agent("suggest_link", address=address, target=target, reason="Owners.")
     async with app.mcp("writer") as client:
         box = await Calls(client)("inbox")
-    assert made["id"] in box["waiting"]
-    assert all(isinstance(waiting, str) for waiting in box["waiting"])
+    assert made["suggestion_id"] in box["changes_waiting"]
+    assert link["suggestion_id"] in box["links_waiting"]
+    for waiting in (*box["changes_waiting"], *box["links_waiting"]):
+        assert isinstance(waiting, int) and not isinstance(waiting, bool)
     assert "pending_decisions" in box["note"]
     text = json.dumps(box)  # what the text says (Calls holds them the same)
     assert '"diff"' not in text and '"edits"' not in text and "## Owners" not in text

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp.client import Client
 
-from tests.conftest import InProcessServer, refusal, unique
+from tests.conftest import ENGINES, GENEROUS, InProcessServer, in_process, refusal, unique
 from tests.mcp.test_agent_review import Calls
 
 pytestmark = pytest.mark.anyio
@@ -42,7 +42,7 @@ def appended(line: str) -> list[dict[str, str]]:
     return [{"op": "append", "text": line}]
 
 
-async def suggest_three(client: Client, address: str) -> list[str]:
+async def suggest_three(client: Client, address: str) -> list[int]:
     """Three suggestions of one line each on `address`; their ids, oldest first."""
     agent = Calls(client)
     made = []
@@ -53,7 +53,7 @@ async def suggest_three(client: Client, address: str) -> list[str]:
             edits=appended(f"Note {n}."),
             reason=f"The record should say note {n}.",
         )
-        made.append(answer["id"])
+        made.append(answer["suggestion_id"])
     return made
 
 
@@ -97,16 +97,17 @@ async def test_a_suggestion_in_a_list_is_brief_without_its_edits_or_diff(
         listed = await agent("list_suggestions", address=address)
     async with app.mcp("writer") as client:
         await Calls(client)(
-            "decide_suggestion",
-            id=made["id"],
+            "decide_edit_suggestion",
+            suggestion_id=made["suggestion_id"],
             decision="reject",
             reason="We name alternatives only where one was seriously weighed.",
         )
     async with app.mcp("agent") as client:
         decided = await Calls(client)("list_suggestions", address=address)
     [item] = listed["suggestions"]
-    assert (item["id"], item["page"], item["status"], item["by"]) == (
-        made["id"],
+    assert (item["suggestion_id"], item["kind"], item["page"], item["status"], item["by"]) == (
+        made["suggestion_id"],
+        "change",
         address,
         "pending",
         "checker",
@@ -130,9 +131,9 @@ async def test_suggestions_are_listed_newest_first_a_page_at_a_time(
         agent = Calls(client)
         first = await agent("list_suggestions", address=address, limit=2, offset=0)
         rest = await agent("list_suggestions", address=address, limit=2, offset=2)
-    assert [s["id"] for s in first["suggestions"]] == [made[2], made[1]]
+    assert [s["suggestion_id"] for s in first["suggestions"]] == [made[2], made[1]]
     assert "offset=2" in first["note"]
-    assert [s["id"] for s in rest["suggestions"]] == [made[0]]
+    assert [s["suggestion_id"] for s in rest["suggestions"]] == [made[0]]
     assert "note" not in rest
 
 
@@ -147,8 +148,10 @@ async def test_one_suggestion_asked_for_by_id_comes_with_its_edits_and_diff(
         made = await agent(
             "suggest_edit", address=address, edits=edits, reason="Say how long pages are kept."
         )
-        [whole] = (await agent("list_suggestions", id=made["id"]))["suggestions"]
-    assert (whole["id"], whole["page"], whole["base_version"]) == (made["id"], address, 1)
+        number = made["suggestion_id"]
+        [whole] = (await agent("list_suggestions", suggestion_id=number))["suggestions"]
+    assert (whole["suggestion_id"], whole["kind"]) == (number, "change")
+    assert (whole["page"], whole["base_version"]) == (address, 1)
     assert whole["edits"] == edits
     assert whole["diff"] == made["diff"]
     assert "-Cache them." in whole["diff"] and "+Cache them for a day." in whole["diff"]
@@ -164,17 +167,20 @@ async def test_suggestions_are_listed_by_status_in_a_folder_or_a_space(
     async with app.mcp("agent") as client:
         made = await suggest_three(client, address)
         agent = Calls(client)
-        await agent("withdraw_suggestion", id=made[1])
+        withdrawn_one = await agent("withdraw_suggestion", suggestion_id=made[1])
         withdrawn = await agent("list_suggestions", address=folder, status="withdrawn")
         pending = await agent("list_suggestions", address=f"{folder}/", status="pending")
         accepted = await agent("list_suggestions", address=folder, status="accepted")
         space = await agent("list_suggestions", address="wiki:", kind="change", limit=200)
-    assert [(s["id"], s["status"]) for s in withdrawn["suggestions"]] == [(made[1], "withdrawn")]
-    assert [s["id"] for s in pending["suggestions"]] == [made[2], made[0]]
+    assert withdrawn_one == {"suggestion_id": made[1], "kind": "change", "status": "withdrawn"}
+    assert [(s["suggestion_id"], s["status"]) for s in withdrawn["suggestions"]] == [
+        (made[1], "withdrawn")
+    ]
+    assert [s["suggestion_id"] for s in pending["suggestions"]] == [made[2], made[0]]
     assert accepted["suggestions"] == []
     assert accepted["note"] == f"No suggestions on {folder} with status accepted."
     # The space lists the newest first, these three among them.
-    assert [s["id"] for s in space["suggestions"][:3]] == made[::-1]
+    assert [s["suggestion_id"] for s in space["suggestions"][:3]] == made[::-1]
 
 
 async def test_an_agent_lists_and_withdraws_a_link_it_suggested(app: InProcessServer) -> None:
@@ -186,40 +192,58 @@ async def test_an_agent_lists_and_withdraws_a_link_it_suggested(app: InProcessSe
         made = await agent(
             "suggest_link", address=page, target=target, reason="It explains caches."
         )
+        number = made["suggestion_id"]
         waiting = await agent("list_suggestions", address=page, kind="link")
-        withdrawn = await agent("withdraw_suggestion", id=made["id"])
+        withdrawn = await agent("withdraw_link_suggestion", suggestion_id=number)
         after = await agent("list_suggestions", address=page, kind="link")
         changes = await agent("list_suggestions", address=page, kind="change")
-        [whole] = (await agent("list_suggestions", id=made["id"]))["suggestions"]
-    assert made["id"].startswith("link-")
+        [whole] = (await agent("list_suggestions", suggestion_id=number, kind="link"))[
+            "suggestions"
+        ]
+    assert isinstance(number, int) and made["saved"] is True
     [link] = waiting["suggestions"]
-    assert (link["id"], link["page"], link["status"], link["target"]) == (
-        made["id"],
+    assert (link["suggestion_id"], link["kind"], link["page"], link["status"], link["target"]) == (
+        number,
+        "link",
         page,
         "pending",
         target,
     )
-    assert withdrawn == {"id": made["id"], "status": "withdrawn"}
-    assert [(s["id"], s["status"]) for s in after["suggestions"]] == [(made["id"], "withdrawn")]
+    assert withdrawn == {"suggestion_id": number, "kind": "link", "status": "withdrawn"}
+    assert [(s["suggestion_id"], s["kind"], s["status"]) for s in after["suggestions"]] == [
+        (number, "link", "withdrawn")
+    ]
     assert changes["suggestions"] == []
-    assert (whole["id"], whole["status"], whole["target"]) == (made["id"], "withdrawn", target)
+    assert (whole["suggestion_id"], whole["kind"], whole["status"], whole["target"]) == (
+        number,
+        "link",
+        "withdrawn",
+        target,
+    )
 
 
 @pytest.mark.parametrize(
     ("tool", "extra"),
     [
         ("withdraw_suggestion", {}),
+        ("withdraw_link_suggestion", {}),
         ("list_suggestions", {}),
-        ("decide_suggestion", {"decision": "reject"}),
+        ("decide_edit_suggestion", {"decision": "reject"}),
+        ("decide_link_suggestion", {"decision": "reject"}),
     ],
 )
-async def test_a_bare_number_is_not_a_suggestion_id(
-    app: InProcessServer, tool: str, extra: dict[str, str]
+@pytest.mark.parametrize("named", ["change-12", "link-5"])
+async def test_a_suggestion_id_is_a_number_and_the_old_named_form_is_refused(
+    app: InProcessServer, tool: str, extra: dict[str, str], named: str
 ) -> None:
     async with app.mcp("writer") as client:
-        error = refusal(await client.call_tool(tool, {"id": "5", **extra}))
-    assert (error["code"], error["field"]) == ("invalid_request", "id")
-    assert "change-12" in error["message"] and "link-5" in error["message"]
+        as_text = refusal(await client.call_tool(tool, {"suggestion_id": named, **extra}))
+        old_argument = refusal(await client.call_tool(tool, {"id": named, **extra}))
+    assert (as_text["code"], as_text["field"]) == ("invalid_request", "suggestion_id")
+    assert "suggestion_id" in as_text["message"] and "integer" in as_text["message"]
+    # The argument the tools took before is refused by its name, naming the one they take.
+    assert (old_argument["code"], old_argument["field"]) == ("invalid_request", "id")
+    assert "suggestion_id" in old_argument["message"]
 
 
 async def test_deciding_a_change_and_a_link_by_their_ids_decides_each_of_its_kind(
@@ -234,24 +258,88 @@ async def test_deciding_a_change_and_a_link_by_their_ids_decides_each_of_its_kin
             "suggest_edit", address=page, edits=appended("Reviewed."), reason="Say it was read."
         )
         link = await agent("suggest_link", address=page, target=target, reason="See queues.")
+    change_id, link_id = change["suggestion_id"], link["suggestion_id"]
     async with app.mcp("writer") as client:
         editor = Calls(client)
-        accepted = await editor("decide_suggestion", id=change["id"], decision="accept")
+        accepted = await editor(
+            "decide_edit_suggestion", suggestion_id=change_id, decision="accept"
+        )
         between = await editor("list_suggestions", address=page)
         rejected = await editor(
-            "decide_suggestion", id=link["id"], decision="reject", reason="Not related."
+            "decide_link_suggestion",
+            suggestion_id=link_id,
+            decision="reject",
+            reason="Not related.",
         )
         after = await editor("list_suggestions", address=page)
-    assert accepted == {"id": change["id"], "status": "accepted", "accepted_version": 2}
-    assert {s["id"]: s["status"] for s in between["suggestions"]} == {
-        change["id"]: "accepted",
-        link["id"]: "pending",
+    assert accepted == {
+        "suggestion_id": change_id,
+        "kind": "change",
+        "status": "accepted",
+        "accepted_version": 2,
     }
-    assert rejected == {"id": link["id"], "status": "rejected"}
-    assert {s["id"]: s["status"] for s in after["suggestions"]} == {
-        change["id"]: "accepted",
-        link["id"]: "rejected",
+    assert {(s["kind"], s["suggestion_id"]): s["status"] for s in between["suggestions"]} == {
+        ("change", change_id): "accepted",
+        ("link", link_id): "pending",
     }
+    assert rejected == {"suggestion_id": link_id, "kind": "link", "status": "rejected"}
+    assert {(s["kind"], s["suggestion_id"]): s["status"] for s in after["suggestions"]} == {
+        ("change", change_id): "accepted",
+        ("link", link_id): "rejected",
+    }
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_a_links_id_given_to_decide_edit_suggestion_decides_nothing_of_the_link(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    engine: str,
+) -> None:
+    # A workspace of its own, so the numbers are known: the first link and the first change
+    # are both 1, and a number given to the wrong tool could only reach this test's own.
+    with in_process(engine, request, tmp_path_factory, **GENEROUS) as fresh, fresh.active():
+        page, target = unique("wiki:kinds/"), unique("wiki:kinds/")
+        fresh.create_page(page, RECORD, title="0053 · Kinds")
+        fresh.create_page(target, "# Queues\n", title="Queues")
+        async with fresh.mcp("agent") as client:
+            link = await Calls(client)(
+                "suggest_link", address=page, target=target, reason="See queues."
+            )
+        number = link["suggestion_id"]
+        async with fresh.mcp("writer") as client:
+            editor = Calls(client)
+            no_change = refusal(
+                await client.call_tool(
+                    "decide_edit_suggestion", {"suggestion_id": number, "decision": "accept"}
+                )
+            )
+            no_withdrawal = refusal(
+                await client.call_tool("withdraw_suggestion", {"suggestion_id": number})
+            )
+            alone = await editor("list_suggestions", address=page)
+        async with fresh.mcp("agent") as client:
+            change = await Calls(client)(
+                "suggest_edit", address=page, edits=appended("Reviewed."), reason="Say so."
+            )
+        async with fresh.mcp("writer") as client:
+            editor = Calls(client)
+            decided = await editor(
+                "decide_edit_suggestion", suggestion_id=number, decision="reject"
+            )
+            after = await editor("list_suggestions", address=page)
+            record = (await editor("read_document", address=page))["pages"][0]
+    assert number == change["suggestion_id"] == 1
+    # With no change of that number, the link's number names nothing to decide or withdraw.
+    assert (no_change["code"], no_change["suggestion_id"]) == ("not_found", number)
+    assert no_withdrawal["code"] == "not_found"
+    assert [(s["kind"], s["status"]) for s in alone["suggestions"]] == [("link", "pending")]
+    # With one, the same number decides the change, and the link still waits.
+    assert decided == {"suggestion_id": number, "kind": "change", "status": "rejected"}
+    assert {(s["kind"], s["suggestion_id"]): s["status"] for s in after["suggestions"]} == {
+        ("change", number): "rejected",
+        ("link", number): "pending",
+    }
+    assert record["version"] == 1 and target not in record["body"]
 
 
 async def test_an_accepted_link_that_is_reverted_shows_its_revert_in_the_agents_list(
@@ -266,19 +354,27 @@ async def test_an_accepted_link_that_is_reverted_shows_its_revert_in_the_agents_
         )
     async with app.mcp("writer") as client:
         editor = Calls(client)
-        accepted = await editor("decide_suggestion", id=link["id"], decision="accept")
+        accepted = await editor(
+            "decide_link_suggestion", suggestion_id=link["suggestion_id"], decision="accept"
+        )
         reverted = await editor(
             "revert_document", address=page, version=accepted["accepted_version"]
         )
     async with app.mcp("agent") as client:
         [mine] = (await Calls(client)("list_suggestions", address=page, kind="link"))["suggestions"]
     assert accepted["accepted_version"] == 2 and reverted["version"] == 3
-    assert (mine["id"], mine["status"], mine["accepted_version"], mine["reverted_in_version"]) == (
-        link["id"],
+    assert (mine["suggestion_id"], mine["kind"], mine["status"]) == (
+        link["suggestion_id"],
+        "link",
         "accepted",
-        2,
-        3,
     )
+    assert (mine["accepted_version"], mine["reverted_in_version"]) == (2, 3)
+    assert accepted == {
+        "suggestion_id": link["suggestion_id"],
+        "kind": "link",
+        "status": "accepted",
+        "accepted_version": 2,
+    }
 
 
 def hunks(diff: str) -> list[str]:
@@ -303,8 +399,10 @@ async def test_a_suggestion_on_a_page_that_moved_on_shows_its_diff_and_the_diff_
     async with app.mcp("writer") as client:
         editor = Calls(client)
         waiting = await editor("pending_decisions", kind="change", limit=200)
-        [whole] = (await editor("list_suggestions", id=made["id"]))["suggestions"]
-    [pending] = [s for s in waiting["changes"] if s["id"] == made["id"]]
+        [whole] = (await editor("list_suggestions", suggestion_id=made["suggestion_id"]))[
+            "suggestions"
+        ]
+    [pending] = [s for s in waiting["changes"] if s["suggestion_id"] == made["suggestion_id"]]
     for shown in (pending, whole):
         assert shown["diff"] == made["diff"]
         assert hunks(shown["diff_now"]) != hunks(shown["diff"])
@@ -326,8 +424,10 @@ async def test_a_suggestion_on_an_unchanged_page_has_no_diff_now(app: InProcessS
     async with app.mcp("writer") as client:
         editor = Calls(client)
         waiting = await editor("pending_decisions", kind="change", limit=200)
-        [whole] = (await editor("list_suggestions", id=made["id"]))["suggestions"]
-    [pending] = [s for s in waiting["changes"] if s["id"] == made["id"]]
+        [whole] = (await editor("list_suggestions", suggestion_id=made["suggestion_id"]))[
+            "suggestions"
+        ]
+    [pending] = [s for s in waiting["changes"] if s["suggestion_id"] == made["suggestion_id"]]
     for shown in (pending, whole):
         assert shown["diff"] == made["diff"]
         assert "diff_now" not in shown
@@ -348,16 +448,28 @@ async def test_refusing_the_same_change_again_names_the_suggesters_own_by_the_id
             )
         )
     async with app.mcp("writer") as client:
-        await Calls(client)("decide_suggestion", id=made["id"], decision="reject")
+        await Calls(client)(
+            "decide_edit_suggestion", suggestion_id=made["suggestion_id"], decision="reject"
+        )
     async with app.mcp("agent") as client:
         rejected = refusal(
             await client.call_tool(
                 "suggest_edit", {"address": address, "edits": STALE, "reason": "Once more."}
             )
         )
-    number = made["id"].removeprefix("change-")
+        # The number a refusal names is the one the tools take: it reads the suggestion.
+        [named] = (
+            await Calls(client)("list_suggestions", suggestion_id=rejected["suggestion_id"])
+        )["suggestions"]
+    number = made["suggestion_id"]
     assert (pending["code"], rejected["code"]) == ("duplicate", "rejected_before")
     for error in (pending, rejected):
-        # Wherever it names the suggestion, it names it as list_suggestions takes it.
-        assert error.get("suggestion_id", made["id"]) == made["id"], error
-        assert f"suggestion {number}" not in error["message"], error
+        # It names the suggester's own by its integer suggestion_id, as the tools take it.
+        assert error["suggestion_id"] == number, error
+        assert f"suggestion {number}" in error["message"], error
+        assert "change-" not in error["message"], error
+    assert (named["suggestion_id"], named["kind"], named["status"]) == (
+        number,
+        "change",
+        "rejected",
+    )

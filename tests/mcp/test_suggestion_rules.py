@@ -23,19 +23,21 @@ async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(
             await agent.call_tool(
                 "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
             )
-        )["id"]
+        )["suggestion_id"]
     app.edit_page(address, [{"op": "replace", "old": "Proposed", "new": "Draft"}])
     async with app.mcp("writer") as editor:
         [seen] = structured(await editor.call_tool("list_suggestions", {"address": address}))[
             "suggestions"
         ]
-        assert (seen["id"], seen["applies"]) == (made, False)
-        [whole] = structured(await editor.call_tool("list_suggestions", {"id": made}))[
+        assert (seen["suggestion_id"], seen["kind"], seen["applies"]) == (made, "change", False)
+        [whole] = structured(await editor.call_tool("list_suggestions", {"suggestion_id": made}))[
             "suggestions"
         ]
         assert "Edit 0 (replace)" in whole["note"] and whole["edits"] == STATUS
         refused = refusal(
-            await editor.call_tool("decide_suggestion", {"id": made, "decision": "accept"})
+            await editor.call_tool(
+                "decide_edit_suggestion", {"suggestion_id": made, "decision": "accept"}
+            )
         )
         assert (refused["code"], refused["edit_index"], refused["reason"]) == (
             "no_longer_applies",
@@ -54,13 +56,17 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
             await agent.call_tool(
                 "suggest_edit", {"address": address, "edits": STATUS, "reason": "Adopted."}
             )
-        )["id"]
+        )["suggestion_id"]
     app.edit_page(address, [{"op": "replace", "old": "Slow pages.", "new": "Very slow pages."}])
     async with app.mcp("writer") as editor:
-        [seen] = structured(await editor.call_tool("list_suggestions", {"id": made}))["suggestions"]
+        [seen] = structured(await editor.call_tool("list_suggestions", {"suggestion_id": made}))[
+            "suggestions"
+        ]
         assert seen["applies"] is True and "version 2" in seen["note"]
         accepted = structured(
-            await editor.call_tool("decide_suggestion", {"id": made, "decision": "accept"})
+            await editor.call_tool(
+                "decide_edit_suggestion", {"suggestion_id": made, "decision": "accept"}
+            )
         )
         page = one_page(await editor.call_tool("read_document", {"address": address}))
         assert "Very slow pages." in page["body"] and "**Status:** Accepted" in page["body"]
@@ -93,7 +99,8 @@ async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
             )
         )["suggestions"]
         for old in mine:
-            structured(await reader.call_tool("withdraw_suggestion", {"id": old["id"]}))
+            number = {"suggestion_id": old["suggestion_id"]}
+            structured(await reader.call_tool("withdraw_suggestion", number))
         for n in range(200):
             structured(
                 await reader.call_tool(
@@ -123,4 +130,5 @@ async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
             )
         )["suggestions"]
         for old in left:
-            structured(await reader.call_tool("withdraw_suggestion", {"id": old["id"]}))
+            number = {"suggestion_id": old["suggestion_id"]}
+            structured(await reader.call_tool("withdraw_suggestion", number))

@@ -47,7 +47,7 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
     async with app.mcp("agent") as agent:
         tools = {t.name for t in (await agent.list_tools()).tools}
         assert {"suggest_edit", "list_suggestions", "withdraw_suggestion"} <= tools
-        assert "decide_suggestion" not in tools
+        assert not {"decide_edit_suggestion", "decide_link_suggestion"} & tools
         edit = await agent.call_tool("edit_document", {"address": address, "edits": WHAT_CHANGED})
         assert refusal(edit)["code"] == "read_only"
         made = structured(
@@ -60,41 +60,45 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
                 },
             )
         )
-        first = made["id"]
+        first = made["suggestion_id"]
         second = structured(
             await agent.call_tool(
                 "suggest_edit",
                 {"address": address, "edits": LIMITS, "reason": "name the limits"},
             )
-        )["id"]
+        )["suggestion_id"]
     space, _, path = address.partition(":")
-    assert first.startswith("change-")
-    assert made["url"].endswith(f"/suggestions/{space}/{path}#{first}")
+    assert isinstance(first, int) and isinstance(second, int)
+    assert made["url"].endswith(f"/suggestions/{space}/{path}#change-{first}")
     assert "+## What changed" in made["diff"] and "body" not in made
     # An editor sees them in pending_decisions with diffs ...
     async with app.mcp("writer") as editor:
         pending = structured(
             await editor.call_tool("pending_decisions", {"kind": "change", "limit": 200})
         )
-        mine = {s["id"]: s for s in pending["changes"] if s["page"] == address}
+        mine = {s["suggestion_id"]: s for s in pending["changes"] if s["page"] == address}
+        assert {s["kind"] for s in mine.values()} == {"change"}
         assert set(mine) == {first, second}
         assert "+## What changed" in mine[first]["diff"]
         assert mine[first]["applies"] is True
         # ... accepts one and rejects the other with a reason.
         accepted = structured(
-            await editor.call_tool("decide_suggestion", {"id": first, "decision": "accept"})
+            await editor.call_tool(
+                "decide_edit_suggestion", {"suggestion_id": first, "decision": "accept"}
+            )
         )
         rejected = structured(
             await editor.call_tool(
-                "decide_suggestion",
+                "decide_edit_suggestion",
                 {
-                    "id": second,
+                    "suggestion_id": second,
                     "decision": "reject",
                     "reason": "Limits live elsewhere.",
                 },
             )
         )
         assert (accepted["status"], rejected["status"]) == ("accepted", "rejected")
+        assert (accepted["suggestion_id"], rejected["suggestion_id"]) == (first, second)
         # The page history shows one revision by the editor naming the agent and reason.
         history = structured(await editor.call_tool("document_history", {"address": address}))[
             "revisions"
@@ -113,7 +117,11 @@ async def test_the_adr_scenario_end_to_end(app: InProcessServer) -> None:
         listed = structured(await agent.call_tool("list_suggestions", {"address": address}))[
             "suggestions"
         ]
-        statuses = {s["id"]: (s["status"], s.get("decision_reason")) for s in listed}
+        statuses = {
+            s["suggestion_id"]: (s["status"], s.get("decision_reason"))
+            for s in listed
+            if s["kind"] == "change"
+        }
         assert statuses == {
             first: ("accepted", None),
             second: ("rejected", "Limits live elsewhere."),
@@ -165,14 +173,14 @@ async def test_the_refusals_an_agent_meets_over_mcp(app: InProcessServer) -> Non
         listed = structured(
             await agent.call_tool("list_suggestions", {"address": address, "status": "pending"})
         )
-        some = listed["suggestions"][0]["id"]
+        some = listed["suggestions"][0]["suggestion_id"]
     async with app.mcp("reader") as reader:  # another reader: it does not exist
         seen = structured(await reader.call_tool("list_suggestions", {"address": address}))
         assert seen["suggestions"] == []
-        hidden = await reader.call_tool("withdraw_suggestion", {"id": some})
+        hidden = await reader.call_tool("withdraw_suggestion", {"suggestion_id": some})
         assert refusal(hidden)["code"] == "not_found"
     async with app.mcp("writer") as editor:  # an editor sees it, cannot withdraw it
         assert (
-            refusal(await editor.call_tool("withdraw_suggestion", {"id": some}))["code"]
+            refusal(await editor.call_tool("withdraw_suggestion", {"suggestion_id": some}))["code"]
             == "read_only"
         )
