@@ -76,7 +76,11 @@ async def test_the_skill_prompt_and_the_skill_resource_give_the_text_the_package
     assert (contents.text, contents.mime_type) == (shipped, MARKDOWN)
 
 
-async def test_the_skill_is_short_and_names_only_tools_an_agent_has(
+# The tools that decide: the skill names them only to say they are the page's editors'.
+DECIDING = {"pending_decisions", "decide_edit_suggestion", "decide_link_suggestion"}
+
+
+async def test_the_skill_is_short_and_names_the_tools_an_agent_has_and_whose_the_rest_are(
     app: InProcessServer,
 ) -> None:
     skill = SHIPPED.read_text(encoding="utf-8")
@@ -85,9 +89,26 @@ async def test_the_skill_is_short_and_names_only_tools_an_agent_has(
         every_tool = {t.name for t in (await client.list_tools()).tools}
     async with app.mcp("agent") as client:
         agents_tools = {t.name for t in (await client.list_tools()).tools}
-    named = {word for word in re.findall(r"`([a-z_]+)`", skill) if word in every_tool}
-    needed = {"read_document", "list_suggestions", "suggest_edit", "create_document", "inbox"}
-    assert needed <= named <= agents_tools, named
+
+    def named_in(text: str) -> set[str]:
+        return {word for word in re.findall(r"`([a-z_]+)`", text) if word in every_tool}
+
+    needed = {
+        "read_document",
+        "read_revision",
+        "list_suggestions",
+        "suggest_edit",
+        "withdraw_suggestion",
+        "withdraw_link_suggestion",
+        "create_document",
+        "inbox",
+    }
+    assert needed <= named_in(skill) - DECIDING <= agents_tools, named_in(skill)
+    assert not DECIDING & agents_tools
+    # The deciding tools are named once, in the paragraph that says a routine never decides.
+    [said] = [p for p in skill.split("\n\n") if named_in(p) & DECIDING]
+    assert named_in(said) & DECIDING == DECIDING
+    assert "never decide" in said, said
 
 
 async def test_resources_list_shows_a_reader_a_page_the_writer_made_and_a_stranger_none(

@@ -111,7 +111,7 @@ def test_a_run_suggests_each_gap_writes_its_run_page_and_a_second_run_repeats_no
     assert {s.via for s in made} == {"decision-check"}
     run_page = pages.read_page(gappy.writer, address=first.run_page).body
     for s in made:
-        assert f"[change-{s.id}](" in run_page
+        assert f"[change {s.id}](" in run_page
     assert f"[0002 · Agents suggest]({address})" in run_page
     # The editor accepts one and rejects the other; the summary names person and routine.
     [accepted] = [s for s in made if "Alternatives" in s.reason]
@@ -132,8 +132,8 @@ def test_a_run_suggests_each_gap_writes_its_run_page_and_a_second_run_repeats_no
     assert len(suggestions.list_suggestions(gappy.writer, address=address)) == 2
     body = pages.read_page(gappy.writer, address=second.run_page or "").body
     assert "Nothing new to suggest." in body
-    assert f"change-{rejected.id} rejected: Not for proposals." in body
-    assert f"change-{accepted.id} accepted" in body
+    assert f"change {rejected.id} rejected: Not for proposals." in body
+    assert f"change {accepted.id} accepted" in body
     assert [r.status for r in runs.list_runs(gappy.writer)] == ["succeeded", "succeeded"]
 
 

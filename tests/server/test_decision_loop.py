@@ -85,7 +85,7 @@ def test_a_record_missing_two_sections_gets_two_suggestions_from_the_routine_on_
         assert {(s["suggester"], s["via"]) for s in made} == {("Admin", "decision-check")}
         [first_run] = eventually("the run page", lambda: run_pages(editor, address))
         for s in made:
-            assert f"[change-{s['id']}](" in first_run
+            assert f"[change {s['id']}](" in first_run
         pending = editor.get("/api/v1/pending", params={"kind": "change", "limit": 200}).json()
         assert {s["id"] for s in made} <= {s["id"] for s in pending["suggested_changes"]["items"]}
 

@@ -40,7 +40,8 @@ CoDNA is the team's Markdown wiki. A page's address is space:path, such as
 wiki:decisions/0002-agents; the spaces are wiki (the team's pages), raw (imported sources, read
 only) and output (what agents write; an agent's own pages live under output:<its name>/).
 Read a page before you change it. Where read_document says editable false, propose the change
-with suggest_edit and a reason; one of the page's editors accepts or rejects it. Link to a
+with suggest_edit and a reason; one of the page's editors accepts or rejects it
+(decide_edit_suggestion), and withdraw_suggestion takes it back while it waits. Link to a
 page in Markdown as [its title](wiki:decisions/0002-agents). list_suggestions and inbox tell
 what became of your suggestions. Errors start with a stable code, such as not_found, and say
 what to do instead.

@@ -134,7 +134,7 @@ class Report:
     address: str
     title: str
     version: int
-    made: list[dict[str, Any]] = field(default_factory=list)  # gap reason, id, url
+    made: list[dict[str, Any]] = field(default_factory=list)  # gap reason, suggestion_id, url
     skipped: list[str] = field(default_factory=list)  # why a gap was not suggested again
     unmendable: list[str] = field(default_factory=list)
     missing_links: list[str] = field(default_factory=list)
@@ -182,7 +182,9 @@ async def _suggest(session: Session, report: Report, gap: Gap, version: int) -> 
             raise
         report.skipped.append(f"{gap.reason} ({refused.message})")
         return
-    report.made.append({"reason": gap.reason, "id": made["id"], "url": made.get("url")})
+    report.made.append(
+        {"reason": gap.reason, "suggestion_id": made["suggestion_id"], "url": made.get("url")}
+    )
 
 
 async def _missing_links(session: Session, body: str) -> list[str]:
@@ -207,7 +209,10 @@ def run_page_body(report: Report, routine: str) -> str:
         "## Suggested",
         "",
     ]
-    lines += [f"- [{m['id']}]({m['url'] or report.address}): {m['reason']}" for m in report.made]
+    lines += [
+        f"- [change {m['suggestion_id']}]({m['url'] or report.address}): {m['reason']}"
+        for m in report.made
+    ]
     if not report.made:
         lines.append("Nothing new to suggest.")
     if report.skipped:
@@ -221,5 +226,6 @@ def run_page_body(report: Report, routine: str) -> str:
         for s in report.earlier:
             why = f": {s['decision_reason']}" if s.get("decision_reason") else ""
             undone = " (since undone)" if s.get("reverted_in_version") else ""
-            lines.append(f"- {s['id']} {s['status']}{undone}{why} ({s['reason']})")
+            which = f"{s['kind']} {s['suggestion_id']}"
+            lines.append(f"- {which} {s['status']}{undone}{why} ({s['reason']})")
     return "\n".join(lines) + "\n"
