@@ -8,7 +8,7 @@ import pytest
 from codna.errors import AlreadyDecided, InvalidRequest, NotFound, ReadOnly
 from codna.markdown.edits import parse_edits
 from codna.services import access, changes, links, members, pages, reverts
-from codna.services.links import LinkSuggestion
+from codna.services.suggestion_views import Suggestion
 from tests.services.conftest import Team
 
 A, B, C = "wiki:decisions/a", "wiki:guides/b", "wiki:guides/c"
@@ -23,7 +23,7 @@ def three_pages(team: Team) -> Team:
     return team
 
 
-def ids(found: list[LinkSuggestion]) -> list[int]:
+def ids(found: list[Suggestion]) -> list[int]:
     return [link.id for link in found]
 
 
@@ -149,7 +149,7 @@ def test_a_suggester_who_can_no_longer_read_the_page_still_withdraws_and_lists(
     assert links.withdraw_link(nora, suggestion_id=link.id).status == "withdrawn"
 
 
-def accepted_link(team: Team) -> LinkSuggestion:
+def accepted_link(team: Team) -> Suggestion:
     """A's link to B, suggested by the agent and accepted as version 2 of A."""
     link = links.suggest_link(team.agent, address=A, target=B, anchor="style guide", reason="G.")
     accepted = links.decide_link(team.writer, suggestion_id=link.id, decision="accept")

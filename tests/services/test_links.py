@@ -21,6 +21,7 @@ from codna.errors import (
 )
 from codna.markdown.edits import parse_edits
 from codna.services import access, changes, inbox, links, members, pages, revisions
+from codna.services.suggestion_views import Suggestion
 from codna.services.transfer import Document, import_documents
 from tests.services.conftest import Team
 
@@ -222,7 +223,7 @@ def test_sixteen_decisions_at_once_make_one_revision_and_one_decision(two_pages:
 
     with ThreadPoolExecutor(16) as pool:
         results = list(pool.map(decide, range(16)))
-    done = [r for r in results if isinstance(r, links.LinkSuggestion)]
+    done = [r for r in results if isinstance(r, Suggestion)]
     refused = [r for r in results if isinstance(r, AlreadyDecided)]
     assert (len(done), len(refused)) == (1, 15)
     history = revisions.history(team.writer, address=A)

@@ -16,8 +16,8 @@ from codna.schemas import OFFSET, Version, window
 from codna.services import inbox, links
 from codna.services.inbox import Inbox, Pending
 from codna.services.limits import INBOX, PENDING, SUGGESTIONS
-from codna.services.links import LinkSuggestion
 from codna.services.members import Member
+from codna.services.suggestion_views import Suggestion
 
 router = APIRouter(tags=["inbox"])
 
@@ -47,8 +47,10 @@ class Marked(BaseModel):
 
 
 @router.post("/links", status_code=status.HTTP_201_CREATED, summary="Suggest a link")
-async def suggest_link(caller: Writer, body: SuggestLink) -> LinkSuggestion:
-    return await caller.run(links.suggest_link, **body.model_dump())
+async def suggest_link(caller: Writer, body: SuggestLink) -> Suggestion:
+    made = await caller.run(links.suggest_link, **body.model_dump())
+    assert made is not None  # made for real: no dry run here
+    return made
 
 
 @router.get("/links", summary="Suggested links on a page, folder or space, or one's own")
@@ -58,24 +60,24 @@ async def list_links(
     status: str | None = None,
     limit: Annotated[int, Query(**window(SUGGESTIONS, "suggested links"))] = SUGGESTIONS.default,
     offset: Annotated[int, Query(**OFFSET)] = 0,
-) -> list[LinkSuggestion]:
+) -> list[Suggestion]:
     return await caller.run(
         links.list_links, address=address, status=status, limit=limit, offset=offset
     )
 
 
 @router.get("/links/{suggestion_id}", summary="One suggested link")
-async def read_link(caller: Reader, suggestion_id: int) -> LinkSuggestion:
+async def read_link(caller: Reader, suggestion_id: int) -> Suggestion:
     return await caller.run(links.read_link, suggestion_id=suggestion_id)
 
 
 @router.post("/links/{suggestion_id}/decide", summary="Accept or reject a suggested link")
-async def decide_link(caller: Writer, suggestion_id: int, body: DecideLink) -> LinkSuggestion:
+async def decide_link(caller: Writer, suggestion_id: int, body: DecideLink) -> Suggestion:
     return await caller.run(links.decide_link, suggestion_id=suggestion_id, **body.model_dump())
 
 
 @router.post("/links/{suggestion_id}/withdraw", summary="Withdraw one's suggested link")
-async def withdraw_link(caller: Writer, suggestion_id: int) -> LinkSuggestion:
+async def withdraw_link(caller: Writer, suggestion_id: int) -> Suggestion:
     return await caller.run(links.withdraw_link, suggestion_id=suggestion_id)
 
 

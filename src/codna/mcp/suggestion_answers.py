@@ -12,7 +12,6 @@ from typing import Literal, cast
 from codna.mcp.answers import Answer, listed
 from codna.mcp.arguments import SuggestionKind
 from codna.services.inbox import Notification
-from codna.services.links import LinkSuggestion
 from codna.services.suggestion_views import Suggestion
 
 Status = Literal["pending", "accepted", "rejected", "withdrawn"]
@@ -66,16 +65,17 @@ class SuggestionAnswer(Answer):
     """Why it no longer applies, or that the page moved on."""
 
     @classmethod
-    def of_change(
-        cls, s: Suggestion, *, full: bool = False, edits: bool = True
-    ) -> SuggestionAnswer:
+    def of(cls, s: Suggestion, *, full: bool = False, edits: bool = True) -> SuggestionAnswer:
+        """A suggestion of either kind: brief in a list; `full`, with its edits (unless not
+        `edits`), diffs and anchor."""
         brief = cls(
             suggestion_id=s.id,
-            kind="change",
+            kind=cast(SuggestionKind, s.kind),
             page=s.page,
             status=cast(Status, s.status),
             by=f"{s.suggester} ({s.via})" if s.via else s.suggester,
             reason=s.reason,
+            target=s.target,
             decided_by=s.decided_by,
             decision_reason=s.decision_reason,
             applies=s.applies,
@@ -92,27 +92,11 @@ class SuggestionAnswer(Answer):
                 "title": s.title,
                 "tags_add": listed(s.tags_add),
                 "tags_remove": listed(s.tags_remove),
+                "anchor": s.anchor,
                 "diff": s.diff or None,
                 "diff_now": s.diff_now,
                 "note": problem or s.note,
             }
-        )
-
-    @classmethod
-    def of_link(cls, s: LinkSuggestion, *, full: bool = False) -> SuggestionAnswer:
-        return cls(
-            suggestion_id=s.id,
-            kind="link",
-            page=s.page,
-            status=cast(Status, s.status),
-            by=s.suggester,
-            reason=s.reason,
-            target=s.target,
-            decided_by=s.decided_by,
-            decision_reason=s.decision_reason,
-            accepted_version=s.accepted_version,
-            reverted_in_version=s.reverted_in_version,
-            anchor=s.anchor if full else None,
         )
 
 
@@ -129,19 +113,10 @@ class Settled(Answer):
     """The page's version that accepting made."""
 
     @classmethod
-    def of_change(cls, s: Suggestion) -> Settled:
+    def of(cls, s: Suggestion) -> Settled:
         return cls(
             suggestion_id=s.id,
-            kind="change",
-            status=cast(Status, s.status),
-            accepted_version=s.accepted_version,
-        )
-
-    @classmethod
-    def of_link(cls, s: LinkSuggestion) -> Settled:
-        return cls(
-            suggestion_id=s.id,
-            kind="link",
+            kind=cast(SuggestionKind, s.kind),
             status=cast(Status, s.status),
             accepted_version=s.accepted_version,
         )

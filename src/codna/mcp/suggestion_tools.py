@@ -44,10 +44,8 @@ def _url(page: str, kind: str, number: int) -> str:
 
 
 def _one(member: Member, kind: str, number: int) -> SuggestionAnswer:
-    if kind == "link":
-        return SuggestionAnswer.of_link(links.read_link(member, suggestion_id=number), full=True)
-    found = suggestions.read_suggestion(member, suggestion_id=number)
-    return SuggestionAnswer.of_change(found, full=True)
+    read = links.read_link if kind == "link" else suggestions.read_suggestion
+    return SuggestionAnswer.of(read(member, suggestion_id=number), full=True)
 
 
 def register(server: CodnaMCP) -> None:
@@ -104,12 +102,15 @@ def register(server: CodnaMCP) -> None:
             str | None,
             Field(description="Text on the page that becomes the link (found exactly once)."),
         ] = None,
+        dry_run: a.DryRun = False,
     ) -> Suggested:
         """Propose a link from a page to another you can read, on anchor text or at the end;
         an editor decides."""
         made = links.suggest_link(
-            me(), address=address, target=target, reason=reason, anchor=anchor
+            me(), address=address, target=target, reason=reason, anchor=anchor, dry_run=dry_run
         )
+        if made is None:
+            return Suggested(saved=False)
         return Suggested(suggestion_id=made.id, saved=True, url=_url(made.page, "link", made.id))
 
     @server.tool_for("read", title="Suggestions", annotations=READ)
@@ -145,13 +146,13 @@ def register(server: CodnaMCP) -> None:
             changes = suggestions.list_suggestions(
                 me(), address=address, status=status, limit=limit, offset=offset
             )
-            found += [(s.created_at, SuggestionAnswer.of_change(s)) for s in changes]
+            found += [(s.created_at, SuggestionAnswer.of(s)) for s in changes]
             notes.append(more(len(changes), limit, offset))
         if kind in (None, "link"):
             made = links.list_links(
                 me(), address=address, status=status, limit=limit, offset=offset
             )
-            found += [(s.created_at, SuggestionAnswer.of_link(s)) for s in made]
+            found += [(s.created_at, SuggestionAnswer.of(s)) for s in made]
             notes.append(more(len(made), limit, offset))
         found.sort(key=lambda pair: pair[0], reverse=True)
         listed = [answer for _, answer in found]
@@ -164,12 +165,12 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("suggest", title="Withdraw a suggestion", annotations=SUGGEST)
     def withdraw_suggestion(suggestion_id: a.SuggestionId) -> Settled:
         """Take back a suggested change of yours that still waits."""
-        return Settled.of_change(suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id))
+        return Settled.of(suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id))
 
     @server.tool_for("suggest", title="Withdraw a suggested link", annotations=SUGGEST)
     def withdraw_link_suggestion(suggestion_id: a.LinkSuggestionId) -> Settled:
         """Take back a suggested link of yours that still waits."""
-        return Settled.of_link(links.withdraw_link(me(), suggestion_id=suggestion_id))
+        return Settled.of(links.withdraw_link(me(), suggestion_id=suggestion_id))
 
     @server.tool_for("decide", title="What waits on you", annotations=READ)
     def pending_decisions(
@@ -182,7 +183,7 @@ def register(server: CodnaMCP) -> None:
         waiting = inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
         changes = waiting.suggested_changes
         made = waiting.suggested_links
-        shown = [SuggestionAnswer.of_change(s, full=True, edits=False) for s in changes.items]
+        shown = [SuggestionAnswer.of(s, full=True, edits=False) for s in changes.items]
         note = None
         if not waiting.total:
             note = "Nothing waits on your decision."
@@ -191,7 +192,7 @@ def register(server: CodnaMCP) -> None:
         return Pending(
             changes=shown,
             changes_total=changes.total,
-            links=[SuggestionAnswer.of_link(s, full=True) for s in made.items],
+            links=[SuggestionAnswer.of(s, full=True) for s in made.items],
             links_total=made.total,
             note=note,
         )
@@ -206,7 +207,7 @@ def register(server: CodnaMCP) -> None:
         change = suggestions.decide_edit_suggestion(
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
-        return Settled.of_change(change)
+        return Settled.of(change)
 
     @server.tool_for("decide", title="Decide a suggested link", annotations=DECIDE)
     def decide_link_suggestion(
@@ -217,4 +218,4 @@ def register(server: CodnaMCP) -> None:
         decided = links.decide_link(
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
-        return Settled.of_link(decided)
+        return Settled.of(decided)

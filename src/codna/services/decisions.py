@@ -18,6 +18,7 @@ from codna.errors import (
     AlreadyDecided,
     Duplicate,
     InvalidRequest,
+    LimitReached,
     NotFound,
     ReadOnly,
     RejectedBefore,
@@ -34,17 +35,21 @@ from codna.services.clock import now
 from codna.services.limits import is_id
 from codna.services.members import Member
 from codna.storage.records import Decided, LinkRow, PageRow, SuggestionRow
-from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
+from codna.storage.schema import edit_suggestions, link_suggestions, members, notifications, pages
 
 Item = TypeVar("Item", bound=Decided)
 DECISIONS = ("accept", "reject")
 STATUSES = ("pending", "accepted", "rejected", "withdrawn")
+# ADR 0024's limits, for either kind: pending from one suggester on one page, and in all.
+PER_PAGE_LIMIT = 20
+TOTAL_LIMIT = 200
 
 
 @dataclass(frozen=True)
 class Kind(Generic[Item]):
     """What is suggested: where it is kept, its record, how it is named and notified."""
 
+    name: str  # "change" or "link": the kind a view record carries
     table: sa.Table
     record: type[Item]
     noun: str  # "suggestion 7", "suggested link 7"
@@ -53,9 +58,16 @@ class Kind(Generic[Item]):
 
 
 CHANGES = Kind(
-    edit_suggestions, SuggestionRow, "suggestion", "change_decided", "edit_suggestion_id"
+    "change",
+    edit_suggestions,
+    SuggestionRow,
+    "suggestion",
+    "change_decided",
+    "edit_suggestion_id",
 )
-LINKS = Kind(link_suggestions, LinkRow, "suggested link", "link_decided", "link_suggestion_id")
+LINKS = Kind(
+    "link", link_suggestions, LinkRow, "suggested link", "link_decided", "link_suggestion_id"
+)
 
 
 def check_reason(reason: object, *, required: bool, field: str = "reason") -> str | None:
@@ -133,6 +145,79 @@ def check_not_open(
             f"{what} was rejected before{named}{why}; it is not suggested again.", **which
         )
     raise Duplicate(f"{what} waits for a decision already{named}.", **which)
+
+
+_SUGGESTER_QUEUE = (
+    sa.select(members.c.id)
+    .where(members.c.id == sa.bindparam("member_id"))
+    .with_for_update(key_share=True)
+)
+
+
+def queue(conn: Connection, actor: Member) -> None:
+    """Wait for the actor's other suggestions being made: one suggester's queue here, so that
+    the limits hold under concurrency (a lock on the member's row, on PostgreSQL)."""
+    conn.execute(_SUGGESTER_QUEUE, {"member_id": actor.id})
+
+
+@cache
+def _pending_of(table: sa.Table) -> sa.Select[int, int]:
+    on_page = sa.func.count().filter(table.c.page_id == sa.bindparam("page_id"))
+    return sa.select(on_page, sa.func.count()).where(
+        table.c.suggester_id == sa.bindparam("suggester_id"), table.c.status == "pending"
+    )
+
+
+def check_limits(conn: Connection, kind: Kind[Item], actor: Member, page_id: int) -> None:
+    """Refuse a suggester's next one of `kind` past PER_PAGE_LIMIT waiting on the page or
+    TOTAL_LIMIT in all (LimitReached: limit, pending)."""
+    counts = {"page_id": page_id, "suggester_id": actor.id}
+    on_page, in_all = conn.execute(_pending_of(kind.table), counts).one()
+    plural = f"{kind.noun}s"
+    if on_page >= PER_PAGE_LIMIT:
+        raise LimitReached(
+            f"{PER_PAGE_LIMIT} of your {plural} wait on this page already; wait for decisions "
+            "or withdraw some.",
+            limit=PER_PAGE_LIMIT,
+            pending=on_page,
+        )
+    if in_all >= TOTAL_LIMIT:
+        raise LimitReached(
+            f"{TOTAL_LIMIT} of your {plural} wait for decisions already; wait for decisions "
+            "or withdraw some.",
+            limit=TOTAL_LIMIT,
+            pending=in_all,
+        )
+
+
+@cache
+def _insert(table: sa.Table) -> sa.Insert:
+    return table.insert().returning(*table.c)
+
+
+def insert(
+    conn: Connection,
+    kind: Kind[Item],
+    values: dict[str, object],
+    *,
+    same: dict[str, object],
+    what: str,
+    viewer: Member,
+    decides: bool,
+) -> Item:
+    """The new pending item, made in a savepoint, and its event. Another member's same item
+    made a moment ago (the unique index over pending and rejected items says so) is refused
+    as check_not_open refuses it, never as a server error. Raises Duplicate, RejectedBefore."""
+    try:
+        with conn.begin_nested():
+            made = conn.execute(_insert(kind.table), values).mappings().one()
+    except sa.exc.IntegrityError:
+        check_not_open(conn, kind, same, what, viewer=viewer, decides=decides)
+        # Gone again by now (withdrawn): still, the same was waiting as this was made.
+        raise Duplicate(f"{what} waits for a decision already.") from None
+    row = kind.record.of(made)
+    events.emit(conn, table=kind.table.name, row_id=row.id, op="insert")
+    return row
 
 
 @cache

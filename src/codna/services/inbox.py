@@ -20,7 +20,6 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.events import Event
 from codna.services.limits import INBOX, PENDING, check_limit, check_offset, is_id
-from codna.services.links import LinkSuggestion, link_views
 from codna.services.members import Member, names
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import LinkRow, SuggestionRow
@@ -34,7 +33,7 @@ class LinkGroup:
     """Suggested links waiting on a member: how many in all, and a page of them."""
 
     total: int
-    items: tuple[LinkSuggestion, ...]
+    items: tuple[Suggestion, ...]
 
 
 @dataclass(frozen=True)
@@ -154,7 +153,7 @@ def _pending(
     return Pending(
         total=links_total + changes_total,
         suggested_links=LinkGroup(
-            links_total, tuple(link_views(conn, [LinkRow.of(r) for r in link_rows]))
+            links_total, tuple(views(conn, [LinkRow.of(r) for r in link_rows], mine))
         ),
         suggested_changes=ChangeGroup(
             changes_total,

@@ -18,7 +18,6 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from codna.markdown.render import render as render_markdown
 from codna.services import inbox, links, suggestions
 from codna.services.inbox import Inbox
-from codna.services.links import LinkSuggestion
 from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion
 from codna.services.suggestions import Preview
@@ -93,15 +92,14 @@ async def _settle(
     request: Request,
     seen: Seen,
     csrf: str,
-    kind: str,
-    settle: Callable[[Member], Suggestion | LinkSuggestion],
+    settle: Callable[[Member], Suggestion],
 ) -> Response:
     """Check the form's token and settle an item as the visitor; then the settled item in
     place of its forms (htmx), or back to the inbox."""
     seen.check_csrf(csrf)
     member, item = await seen.run(lambda member: (member, settle(member)))
     if request.headers.get("hx-request") == "true":
-        return render(request, seen, "decided.html", member=member, item=item, kind=kind)
+        return render(request, seen, "decided.html", member=member, item=item)
     return RedirectResponse("/inbox", status_code=303)
 
 
@@ -119,7 +117,7 @@ async def decide_change(
             member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
         )
 
-    return await _settle(request, seen, csrf, "change", decide)
+    return await _settle(request, seen, csrf, decide)
 
 
 @router.post("/inbox/changes/{suggestion_id}/withdraw")
@@ -129,7 +127,7 @@ async def withdraw_change(
     def withdraw(member: Member) -> Suggestion:
         return suggestions.withdraw_suggestion(member, suggestion_id=suggestion_id)
 
-    return await _settle(request, seen, csrf, "change", withdraw)
+    return await _settle(request, seen, csrf, withdraw)
 
 
 @router.post("/inbox/links/{suggestion_id}/decide")
@@ -141,9 +139,9 @@ async def decide_link(
     reason: Annotated[str, Form()] = "",
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
-    def decide(member: Member) -> LinkSuggestion:
+    def decide(member: Member) -> Suggestion:
         return links.decide_link(
             member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
         )
 
-    return await _settle(request, seen, csrf, "link", decide)
+    return await _settle(request, seen, csrf, decide)

@@ -1,0 +1,181 @@
+"""The one lifecycle of what is suggested on a page, a change (ADR 0024) or a link (SPEC 3), as
+the services offer it: suggesting (with a dry run), reading, listing, deciding and withdrawing,
+each one transaction, for either kind alike.
+
+A kind supplies only its own part: what the item holds and whether it applies now (a `Draft`,
+made by the kind's suggest function), and what accepting it writes (its `Accept`). Everything
+else is here and in decisions.py, said once: who may see and decide (the suggester and the
+page's editors, as the grants are now), the duplicate and rejected-before checks, the limits,
+two members suggesting the same at once, the suggester told of a decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from codna.errors import ReadOnly
+from codna.services import decisions
+from codna.services.access import Rights, access_page, read_only_message
+from codna.services.addresses import Address
+from codna.services.clock import now
+from codna.services.context import database
+from codna.services.decisions import Item, Kind, check_decision, check_reason
+from codna.services.listing import check_listing, listed
+from codna.services.members import Member
+from codna.services.suggestion_views import Suggestion, views
+from codna.storage.records import PageRow
+
+# How a kind's accepted item is written: the page as it is (locked), the item; the page as
+# saved. It raises NoLongerApplies where the item no longer applies to the page.
+Accept = Callable[[Connection, Member, PageRow, Any], PageRow]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A kind's part of a new suggestion on a page: `same`, the columns that make two the
+    same (checked before anything else, so a rejection is durable even once the item would no
+    longer apply); `what`, how a refusal names it; `holds`, which checks that it applies to
+    the page as it is now and gives the row's own columns (raising the kind's refusal if not);
+    `made`, what the kind keeps beside a new row."""
+
+    same: dict[str, object]
+    what: str
+    holds: Callable[[], dict[str, object]]
+    made: Callable[[Connection, int], None] | None = field(default=None)
+
+
+@dataclass(frozen=True)
+class Made:
+    """A suggestion made (None on a dry run) and the row's own columns as its kind made them
+    (a change's diff, say)."""
+
+    suggestion: Suggestion | None
+    holds: dict[str, object]
+
+
+def suggest(
+    actor: Member,
+    kind: Kind[Item],
+    *,
+    address: Address,
+    reason: str,
+    dry_run: bool,
+    draft: Callable[[Connection, PageRow, Rights], Draft],
+) -> Made:
+    """Suggest an item of `kind` on the page at `address`, with a required reason: anyone who
+    can read the page may, outside `raw`. A dry run runs every check and writes nothing.
+
+    Raises InvalidRequest, NotFound, ReadOnly (raw), Duplicate, RejectedBefore (which one
+    blocks it, to its suggester and the page's editors), LimitReached, and the kind's own
+    refusals.
+    """
+    checked_reason = check_reason(reason, required=True)
+    transaction = database().read() if dry_run else database().write()
+    with transaction as conn:
+        if not dry_run:
+            decisions.queue(conn, actor)
+        page, mine = access_page(conn, actor, address)
+        if not mine.can_suggest(page.space, page.path, page.created_by):
+            raise ReadOnly(read_only_message(address, actor), address=str(address))
+        decides = mine.can_decide(page.space, page.path, page.created_by)
+        item = draft(conn, page, mine)
+        same = {"page_id": page.id, **item.same}
+        decisions.check_not_open(conn, kind, same, item.what, viewer=actor, decides=decides)
+        holds = item.holds()
+        decisions.check_limits(conn, kind, actor, page.id)
+        if dry_run:
+            return Made(None, holds)
+        values = {
+            **holds,
+            **same,
+            "reason": checked_reason,
+            "suggester_id": actor.id,
+            "status": "pending",
+            "created_at": now(),
+        }
+        row = decisions.insert(
+            conn, kind, values, same=same, what=item.what, viewer=actor, decides=decides
+        )
+        if item.made is not None:
+            item.made(conn, row.id)
+        [view] = views(conn, [row], mine, page=page)
+        return Made(view, holds)
+
+
+def decide(
+    actor: Member,
+    kind: Kind[Item],
+    suggestion_id: int,
+    *,
+    decision: str,
+    reason: str | None,
+    accept: Accept,
+) -> Suggestion:
+    """Accept (`accept` writes it to the page as it is now: one revision by the actor) or
+    reject (with an optional reason the suggester reads) a pending item; one decision settles
+    it for every editor, and the suggester is told.
+
+    Raises InvalidRequest, NotFound, ReadOnly (cannot edit the page), AlreadyDecided, and
+    what `accept` raises (NoLongerApplies).
+    """
+    check_decision(decision)
+    checked_reason = check_reason(reason, required=False)
+    with database().write() as conn:
+        row, page, mine = decisions.decide(
+            conn,
+            actor,
+            kind,
+            suggestion_id,
+            decision=decision,
+            reason=checked_reason,
+            accept=lambda page, row: accept(conn, actor, page, row),
+        )
+        [view] = views(conn, [row], mine, page=page)
+        return view
+
+
+def withdraw(actor: Member, kind: Kind[Item], suggestion_id: int) -> Suggestion:
+    """The suggester takes back an item that still waits. Raises NotFound, ReadOnly (someone
+    else's), AlreadyDecided."""
+    with database().write() as conn:
+        row, page, mine = decisions.withdraw(conn, actor, kind, suggestion_id)
+        [view] = views(conn, [row], mine, page=page)
+        return view
+
+
+def read(actor: Member, kind: Kind[Item], suggestion_id: int) -> Suggestion:
+    """One item, for its suggester or an editor of its page. Raises NotFound."""
+    with database().read() as conn:
+        row, page, mine = decisions.access_item(conn, actor, kind, suggestion_id)
+        [view] = views(conn, [row], mine, page=page)
+        return view
+
+
+def list_items(
+    actor: Member,
+    kind: Kind[Item],
+    *,
+    address: str | None,
+    status: str | None,
+    limit: int,
+    offset: int,
+    diff_now: bool = False,
+) -> list[Suggestion]:
+    """Items of `kind`, newest first: on a page (all of them for its editors, one's own for
+    anyone else), under a folder or in a space (those on pages there the actor decides on, and
+    the actor's own), or without an address the actor's own; by status if given; `limit` of
+    them after the first `offset` (listing.py).
+
+    `diff_now`: each pending change written against an older version that still applies also
+    carries the diff accepting it would make to the page now.
+
+    Raises NotFound (a page the actor cannot read), InvalidRequest.
+    """
+    where = check_listing(address, status, limit, offset)
+    with database().read() as conn:
+        found, mine = listed(conn, actor, kind, where, status=status, limit=limit, offset=offset)
+        return views(conn, found, mine, diff_now=diff_now)
