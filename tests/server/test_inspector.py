@@ -10,18 +10,22 @@ import shutil
 import subprocess
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import unique
+from tests.mcp.test_adr_lifecycle import DECIDING, lifecycle
 from tests.server.conftest import Server
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+TOOL_ERROR = 5  # the CLI's exit status for an answer with isError, printed as any answer
 BODY = "# Inspected\n\nRead by an independent client.\n"
 pytestmark = pytest.mark.parametrize("server", ["sqlite"], indirect=True)
 
 
-def inspector(server: Server, role: str, *arguments: str) -> Any:
-    """Run the Inspector CLI against the server as `role`; its JSON output."""
+def inspector(server: Server, role: str, *arguments: str, refusal: bool = False) -> Any:
+    """Run the Inspector CLI against the server as `role`; its JSON output. `refusal`: the
+    answer may be a tool's refusal (isError), which the CLI prints and exits TOOL_ERROR on."""
     npx = shutil.which("npx")
     if npx is None:
         if os.environ.get("CI"):
@@ -45,8 +49,12 @@ def inspector(server: Server, role: str, *arguments: str) -> Any:
         stdin=subprocess.DEVNULL,
         timeout=300,
     )
-    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
-    return json.loads(done.stdout)
+    allowed = (0, TOOL_ERROR) if refusal else (0,)
+    assert done.returncode in allowed, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    answer = json.loads(done.stdout)
+    if refusal:  # the exit status says whether the answer is one
+        assert (answer.get("isError") is True) == (done.returncode == TOOL_ERROR), answer
+    return answer
 
 
 def test_the_inspector_lists_a_persons_tools_and_fewer_for_an_agent(server: Server) -> None:
@@ -58,7 +66,8 @@ def test_the_inspector_lists_a_persons_tools_and_fewer_for_an_agent(server: Serv
     }
     assert {"read_document", "edit_document", "revert_document"} <= people
     assert {"read_document", "edit_document"} <= agents
-    assert "revert_document" in agents and "decide_suggestion" not in agents
+    assert "revert_document" in agents and not DECIDING & agents
+    assert people >= DECIDING
     assert agents < people
 
 
@@ -85,3 +94,45 @@ def test_the_inspector_reads_a_page_with_a_bearer_token(server: Server) -> None:
         1,
     )
     assert page["editable"] is False
+
+
+class InspectorNames:
+    """The Inspector's CLI as a client of the texts' names: a process per call, run in a
+    thread. Each argument is a `--tool-arg key=value`, the value as JSON unless it is text."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    async def tools(self, role: str) -> set[str]:
+        listed = await anyio.to_thread.run_sync(
+            lambda: inspector(self.server, role, "--method", "tools/list")
+        )
+        return {tool["name"] for tool in listed["tools"]}
+
+    async def call(self, role: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+        pairs = [
+            f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+            for key, value in arguments.items()
+        ]
+        command = ["--method", "tools/call", "--tool-name", tool]
+        for pair in pairs:
+            command += ["--tool-arg", pair]
+
+        def run() -> tuple[bool, Any]:
+            answer = inspector(self.server, role, *command, refusal=True)
+            content = answer["structuredContent"]
+            text = answer["content"][0]["text"]
+            if answer.get("isError"):
+                assert text == f"{content['code']}: {content['message']}", answer
+                return True, content
+            assert json.loads(text) == content, answer
+            return False, content
+
+        return await anyio.to_thread.run_sync(run)
+
+
+@pytest.mark.anyio
+async def test_the_whole_life_of_suggestions_by_the_texts_names_with_the_inspector(
+    server: Server,
+) -> None:
+    await lifecycle(InspectorNames(server), server)

@@ -13,6 +13,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.conftest import one_page, refusal, structured, text_of, unique
+from tests.mcp.test_adr_lifecycle import DECIDING, SdkNames, lifecycle
 from tests.server.conftest import CODNA, Server, server_env
 
 pytestmark = pytest.mark.anyio
@@ -79,19 +80,28 @@ async def test_an_agent_over_stdio_sees_fewer_tools_and_cannot_edit_a_shared_pag
     async with stdio(server, server.token("agent")) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         assert {"read_document", "edit_document"} <= tools
-        assert "decide_suggestion" not in tools and "pending_decisions" not in tools
+        assert not DECIDING & tools and not [n for n in tools if n.startswith("decide")]
         assert one_page(await mcp.call_tool("read_document", {"address": address}))["body"] == (
             BODY
         )
         error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
         assert error["code"] == "read_only"
-        hidden = await mcp.call_tool("decide_suggestion", {"address": address, "version": 1})
         unknown = await mcp.call_tool("no_such_tool", {"address": address, "version": 1})
-        assert hidden.is_error and unknown.is_error
-        assert hidden.structured_content == unknown.structured_content
-        assert text_of(hidden).replace("decide_suggestion", "NAME") == (
-            text_of(unknown).replace("no_such_tool", "NAME")
-        )
+        for name in sorted(DECIDING):
+            hidden = await mcp.call_tool(name, {"address": address, "version": 1})
+            assert hidden.is_error and unknown.is_error
+            assert hidden.structured_content == unknown.structured_content
+            assert text_of(hidden).replace(name, "NAME") == (
+                text_of(unknown).replace("no_such_tool", "NAME")
+            )
+
+
+async def test_the_whole_life_of_suggestions_by_the_texts_names_over_stdio(
+    server: Server,
+) -> None:
+    agent, writer = stdio(server, server.token("agent")), stdio(server, server.token("writer"))
+    async with agent as as_agent, writer as as_writer:
+        await lifecycle(SdkNames({"agent": as_agent, "writer": as_writer}), server)
 
 
 # Starting `codna mcp` costs seconds; the refusal does not depend on the engine.

@@ -35,15 +35,20 @@ async def test_a_rejection_holds_after_a_restart(
                     first, "agent", "suggest_edit", address=address, edits=LIMITS, reason="r"
                 )
             )
-            await call(
+            decided = await call(
                 first,
                 "writer",
-                "decide_suggestion",
-                id=made["id"],
+                "decide_edit_suggestion",
+                suggestion_id=made["suggestion_id"],
                 decision="reject",
             )
+            assert structured(decided)["status"] == "rejected"
         with running_server(workspace, engine, logs) as second:
             again = await call(
                 second, "agent", "suggest_edit", address=address, edits=LIMITS, reason="again"
             )
-            assert refusal(again)["code"] == "rejected_before"
+            refused = refusal(again)
+            assert (refused["code"], refused["suggestion_id"]) == (
+                "rejected_before",
+                made["suggestion_id"],
+            )
