@@ -220,12 +220,18 @@ def api(op: str, client: httpx.Client, target: Target) -> str:
 
 # -- MCP ------------------------------------------------------------------------------------
 
-McpCall = tuple[str, dict[str, Any], Callable[[str], bool] | None]
+# A tool, its arguments, and what its answer (structured content) must hold to count as ok.
+McpCall = tuple[str, dict[str, Any], Callable[[dict[str, Any]], bool] | None]
+
+
+def _of_kind(listed: list[dict[str, Any]], kind: str, number: int) -> bool:
+    """Whether a list of suggestions or notifications holds the `kind` one numbered `number`."""
+    return (kind, number) in [(s["kind"], s.get("suggestion_id")) for s in listed]
 
 
 def _mcp_call(op: str, t: Target) -> McpCall | None:
     a, item = t.address, t.item
-    change, link = f"change-{item.change}", f"link-{item.link}"
+    change, link = item.change, item.link
     calls: dict[str, McpCall] = {
         "read": ("read_document", {"address": a}, None),
         "history": ("document_history", {"address": a}, None),
@@ -238,19 +244,38 @@ def _mcp_call(op: str, t: Target) -> McpCall | None:
         "list": (
             "list_suggestions",
             {"address": item.address, "kind": "change"},
-            lambda text: f'"{change}"' in text,
+            lambda found: _of_kind(found["suggestions"], "change", change),
         ),
-        "read_suggestion": ("list_suggestions", {"id": change}, None),
-        "decide": ("decide_suggestion", {"id": change, "decision": "accept"}, None),
-        "withdraw": ("withdraw_suggestion", {"id": change}, None),
+        "read_suggestion": ("list_suggestions", {"suggestion_id": change}, None),
+        "decide": (
+            "decide_edit_suggestion",
+            {"suggestion_id": change, "decision": "accept"},
+            None,
+        ),
+        "withdraw": ("withdraw_suggestion", {"suggestion_id": change}, None),
         "suggest_link": (
             "suggest_link",
             {"address": a, "target": TARGET, "reason": "A cell."},
             None,
         ),
-        "decide_link": ("decide_suggestion", {"id": link, "decision": "accept"}, None),
-        "inbox": ("inbox", {"limit": 200}, lambda text: f'"{change}"' in text),
-        "search": ("search_documents", {"query": t.word}, lambda text: f'"{a}"' in text),
+        "decide_link": (
+            "decide_link_suggestion",
+            {"suggestion_id": link, "decision": "accept"},
+            None,
+        ),
+        "inbox": (
+            "inbox",
+            {"limit": 200},
+            lambda found: (
+                change in found.get("changes_waiting", [])
+                or _of_kind(found["decisions"], "change", change)
+            ),
+        ),
+        "search": (
+            "search_documents",
+            {"query": t.word},
+            lambda found: a in [hit["address"] for hit in found["hits"]],
+        ),
     }
     return calls.get(op)
 
@@ -269,8 +294,9 @@ async def mcp(op: str, client: Client, target: Target) -> str:
         assert result.structured_content is not None, result
         code: str = result.structured_content["code"]
         return code
-    text = json.dumps(result.structured_content)
-    return OK if check is None or check(text) else "not_found"
+    found = result.structured_content
+    assert found is not None, result
+    return OK if check is None or check(found) else "not_found"
 
 
 McpSession = Callable[[str], Awaitable[str]]

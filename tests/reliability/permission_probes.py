@@ -72,7 +72,8 @@ async def ids(world: World) -> dict[str, Pair]:
         for kind in ("change", "link"):
             answers = []
             for number in (asks[kind][0], NEVER):
-                got = await mcp.call_tool("list_suggestions", {"id": f"{kind}-{number}"})
+                asked = {"suggestion_id": number, "kind": kind}
+                got = await mcp.call_tool("list_suggestions", asked)
                 answers.append(json.dumps(got.structured_content).replace(str(number), "N"))
             found[f"mcp {kind}"] = (answers[0], answers[1])
     return found

@@ -65,6 +65,10 @@ def _pending(world: World) -> int:
     return world.fresh_item("page", "pending").change
 
 
+def _pending_link(world: World) -> int:
+    return world.fresh_item("page", "pending").link
+
+
 # Each API request: its path and body, made as the admin (who may do all of them), and which
 # of the claims are not fields of its body (base_version is one of an edit's and a
 # suggestion's own).
@@ -113,8 +117,15 @@ MCP: dict[str, tuple[Body, tuple[str, ...]]] = {
         lambda w: ("suggest_edit", {"address": _fresh(w), "edits": SUGGEST, "reason": "Why."}),
         tuple(c for c in CLAIMS if c != "base_version"),
     ),
-    "decide_suggestion": (
-        lambda w: ("decide_suggestion", {"id": f"change-{_pending(w)}", "decision": "accept"}),
+    "decide_edit_suggestion": (
+        lambda w: ("decide_edit_suggestion", {"suggestion_id": _pending(w), "decision": "accept"}),
+        tuple(CLAIMS),
+    ),
+    "decide_link_suggestion": (
+        lambda w: (
+            "decide_link_suggestion",
+            {"suggestion_id": _pending_link(w), "decision": "accept"},
+        ),
         tuple(CLAIMS),
     ),
     "suggest_link": (

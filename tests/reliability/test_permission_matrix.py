@@ -296,7 +296,7 @@ async def test_no_argument_an_mcp_tool_does_not_take_is_honoured(world: World) -
                 done = await client.call_tool(tool, arguments)
                 assert not done.is_error, (name, done.content)
     assert not wrong, "\n".join(wrong)
-    assert seen == 39
+    assert seen == 46
 
 
 # -- whether something exists ---------------------------------------------------------------
