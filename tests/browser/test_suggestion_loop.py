@@ -30,7 +30,7 @@ def suggest(server: Server, address: str, old: str, new: str, reason: str) -> in
         server, "agent", "suggest_edit", {"address": address, "edits": edits, "reason": reason}
     )
     assert made["saved"], made
-    suggestion_id = int(made["id"].removeprefix("change-"))
+    suggestion_id: int = made["suggestion_id"]
     return suggestion_id
 
 
@@ -115,7 +115,9 @@ def test_a_rejection_with_a_typed_reason_reaches_the_agents_inbox(
     decided(page, made)
 
     inbox = call_tool(server, "agent", "inbox", {})
-    [decision] = [d for d in inbox["decisions"] if d.get("suggestion") == f"change-{made}"]
+    [decision] = [
+        d for d in inbox["decisions"] if (d["kind"], d.get("suggestion_id")) == ("change", made)
+    ]
     assert decision["status"] == "rejected"
     assert decision["reason"] == "Nine suits the other time zone."
     with server.api("writer") as api:
@@ -212,7 +214,7 @@ def test_hostile_text_in_a_suggestion_shows_as_text_and_runs_nothing(
             "reason": reason,
         },
     )
-    suggestion_id = int(made["id"].removeprefix("change-"))
+    suggestion_id = made["suggestion_id"]
     sign_in(page, server, "writer", then="/inbox")
 
     item = f"#change-{suggestion_id}"
