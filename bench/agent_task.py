@@ -92,7 +92,7 @@ async def tool_list_size(base: str, secret: str) -> int:
     return len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False))
 
 
-async def review(agent: Session) -> tuple[list[str], int | None]:
+async def review(agent: Session) -> tuple[list[int], int | None]:
     """The agent's run: look, read, suggest the missing sections, write the run page."""
     latest = (await agent.call("inbox")).get("latest")
     listed = await agent.call("list_documents", address=RECORDS)
@@ -112,14 +112,16 @@ async def review(agent: Session) -> tuple[list[str], int | None]:
             reason=f"A decision record has a {heading} section; this one has none.",
         )
         made.append(answer)
-    links = "\n".join(f"- [{m.get('id')}]({m.get('url')}) on [0002]({SECOND})" for m in made)
+    links = "\n".join(
+        f"- [change {m.get('suggestion_id')}]({m.get('url')}) on [0002]({SECOND})" for m in made
+    )
     await agent.call(
         "create_document",
         address="output:decision-check/runs/first",
         title="decision-check run",
         body=f"# Run\n\nLooked at {len(found)} records.\n\n{links}\n",
     )
-    return [str(m.get("id")) for m in made], latest
+    return [m["suggestion_id"] for m in made if "suggestion_id" in m], latest
 
 
 async def follow_up(agent: Session, latest: int | None) -> None:
@@ -146,10 +148,10 @@ async def main() -> None:
             async with http, client:
                 ada = Session(client, "ada", tally)
                 await ada.call("pending_decisions")
-                await ada.call("decide_suggestion", id=made[0], decision="accept")
+                await ada.call("decide_edit_suggestion", suggestion_id=made[0], decision="accept")
                 await ada.call(
-                    "decide_suggestion",
-                    id=made[1],
+                    "decide_edit_suggestion",
+                    suggestion_id=made[1],
                     decision="reject",
                     reason="We list no alternatives in a proposal.",
                 )

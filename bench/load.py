@@ -203,7 +203,7 @@ class Client:
         )
         if answer.ok:
             data = answer.data
-            made_id = data["suggestion"]["id"] if via == "api" else int(data["id"].split("-")[1])
+            made_id = data["suggestion"]["id"] if via == "api" else data["suggestion_id"]
             self.ledger.add(Made(made_id, self.n, agent, page, reason, text, item))
         elif answer.code == "invalid_edit" and item is not None:
             self.ledger.stale_refusals.append((page, item))
@@ -226,7 +226,7 @@ class Client:
         if decision == "reject":
             body["reason"] = "Not this time."
         api = ("POST", f"/suggestions/{made.id}/decide", body)
-        tool = ("decide_suggestion", {"id": f"change-{made.id}", **body})
+        tool = ("decide_edit_suggestion", {"suggestion_id": made.id, **body})
         answer = await self.call(decision, via, self.editor, api, tool)
         if answer.ok:
             self.ledger.settle(made, answer.data["status"], answer.data.get("accepted_version"))
