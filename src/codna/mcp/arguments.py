@@ -82,8 +82,7 @@ SuggestedEdits = Annotated[
 Title = Annotated[str | None, Field(description="A new title, such as 'Agents suggest'.")]
 Tags = Annotated[list[str] | None, Field(description="Tags, such as ['perf', 'api'].")]
 NewTags = Annotated[
-    list[str] | None,
-    Field(description="The page's tags afterwards, all of them, such as ['perf', 'api']."),
+    list[str] | None, Field(description="All the page's tags afterwards, such as ['perf'].")
 ]
 TagsAdd = Annotated[list[str] | None, Field(description="Tags to add, such as ['perf'].")]
 TagsRemove = Annotated[list[str] | None, Field(description="Tags to remove, such as ['draft'].")]
@@ -128,17 +127,11 @@ InboxLimit = Annotated[int, _limit(INBOX)]
 SuggestionKind = Literal["change", "link"]
 SuggestionId = Annotated[
     int,
-    Field(
-        description="A suggestion's id, as suggest_edit or the lists give it, such as 12.",
-        json_schema_extra={"minimum": 1},
-    ),
+    Field(description="A suggested change's id, such as 12.", json_schema_extra={"minimum": 1}),
 ]
 LinkSuggestionId = Annotated[
     int,
-    Field(
-        description="A suggested link's id, as suggest_link or the lists give it, such as 5.",
-        json_schema_extra={"minimum": 1},
-    ),
+    Field(description="A suggested link's id, such as 5.", json_schema_extra={"minimum": 1}),
 ]
 Decision = Annotated[
     Literal["accept", "reject"],

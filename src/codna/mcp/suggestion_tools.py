@@ -127,8 +127,8 @@ def register(server: CodnaMCP) -> None:
         suggestion_id: Annotated[
             int | None,
             Field(
-                description="One suggestion in full, with its edits and diffs, such as 12 "
-                "(a suggested link's with kind link).",
+                description="One in full, with edits and diffs, such as 12 (give kind link for "
+                "a link's).",
                 json_schema_extra={"minimum": 1},
             ),
         ] = None,
@@ -213,8 +213,8 @@ def register(server: CodnaMCP) -> None:
     def decide_link_suggestion(
         suggestion_id: a.LinkSuggestionId, decision: a.Decision, reason: a.DecisionReason = None
     ) -> Settled:
-        """Accept or reject a suggested link on a page you can edit: accepting makes the
-        anchor text a link (or adds it under Related), one revision in your name."""
+        """Accept or reject a suggested link on a page you can edit: accepting adds it, one
+        revision in your name."""
         decided = links.decide_link(
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )

@@ -113,8 +113,8 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool_for("read", title="Read a revision", annotations=READ)
     def read_revision(address: a.Address, version: a.AtVersion) -> RevisionRead:
-        """One revision of a page, whole: its body, title and tags then, who made it and why,
-        such as the revision accepting a suggestion made (its accepted_version)."""
+        """One revision of a page whole: body, title and tags, who made it and why (such as
+        a suggestion's accepted_version)."""
         return RevisionRead.whole(revisions.read_revision(me(), address=address, version=version))
 
     @server.tool_for("create", title="Create a page", annotations=WRITE)
