@@ -246,6 +246,18 @@ async def test_a_suggestion_id_is_a_number_and_the_old_named_form_is_refused(
     assert "suggestion_id" in old_argument["message"]
 
 
+@pytest.mark.parametrize("tool", ["decide_edit_suggestion", "decide_link_suggestion"])
+@pytest.mark.parametrize("loose", [True, "1", 1.0])
+async def test_an_id_that_is_only_like_a_number_decides_nothing(
+    app: InProcessServer, tool: str, loose: object
+) -> None:
+    async with app.mcp("writer") as client:
+        refused = refusal(
+            await client.call_tool(tool, {"suggestion_id": loose, "decision": "reject"})
+        )
+    assert (refused["code"], refused["field"]) == ("invalid_request", "suggestion_id")
+
+
 async def test_deciding_a_change_and_a_link_by_their_ids_decides_each_of_its_kind(
     app: InProcessServer,
 ) -> None:

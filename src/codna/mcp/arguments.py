@@ -127,11 +127,20 @@ InboxLimit = Annotated[int, _limit(INBOX)]
 SuggestionKind = Literal["change", "link"]
 SuggestionId = Annotated[
     int,
-    Field(description="A suggested change's id, such as 12.", json_schema_extra={"minimum": 1}),
+    # Strict: true is no id, nor is "12" (a model that sends one has misread the answer).
+    Field(
+        description="A suggested change's id, such as 12.",
+        strict=True,
+        json_schema_extra={"minimum": 1},
+    ),
 ]
 LinkSuggestionId = Annotated[
     int,
-    Field(description="A suggested link's id, such as 5.", json_schema_extra={"minimum": 1}),
+    Field(
+        description="A suggested link's id, such as 5.",
+        strict=True,
+        json_schema_extra={"minimum": 1},
+    ),
 ]
 Decision = Annotated[
     Literal["accept", "reject"],

@@ -23,8 +23,7 @@ class SuggestionAnswer(Answer):
     suggestion_id: int
     """Pass it to the tools of its kind."""
     kind: SuggestionKind
-    """change (decide_edit_suggestion, withdraw_suggestion) or link (decide_link_suggestion,
-    withdraw_link_suggestion)."""
+    """change or link: the tools that take its id say which."""
     page: str
     """The page it is for."""
     status: Status

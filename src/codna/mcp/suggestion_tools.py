@@ -129,6 +129,7 @@ def register(server: CodnaMCP) -> None:
             Field(
                 description="One in full, with edits and diffs, such as 12 (give kind link for "
                 "a link's).",
+                strict=True,
                 json_schema_extra={"minimum": 1},
             ),
         ] = None,
