@@ -37,12 +37,20 @@ async def _validation(request: Request, error: Exception) -> Response:
 async def _http(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     messages = {404: "There is no such page here.", 405: "This address does not take that."}
-    return _page(request, error.status_code, messages.get(error.status_code, str(error.detail)))
+    # A request the framework could not read is malformed, as the API answers it (SPEC 2).
+    status = InvalidRequest.status if error.status_code == 400 else error.status_code
+    return _page(request, status, messages.get(error.status_code, str(error.detail)))
 
 
 def _page(request: Request, status: int, message: str) -> Response:
     return render(
-        request, visitor(request), "error.html", member=None, status=status, message=message
+        request,
+        visitor(request),
+        "error.html",
+        member=None,
+        status=status,
+        status_code=status,  # the page's title says it
+        message=message,
     )
 
 
