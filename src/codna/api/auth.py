@@ -4,7 +4,9 @@ Each route depends on one `TokenBearer`: the API description shows it as the bea
 and on a request it reads the header, refusing a request without one at once. The token is
 checked against the database where the route's work is done: `Bearer.run` checks it and calls
 the service as its member in one trip to the thread pool, so a request costs one hand-over
-between the event loop and a thread, and the database is never called on the event loop.
+between the event loop and a thread, and the database is never called on the event loop. Both
+run in one scope of the database (Database.scope): the check's read and the service's share a
+transaction, and a request never holds two connections.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Bearer:
     def _call(
         self, service: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        with database().read():  # what the service reads shares this transaction
+        with database().scope():  # the check and the service: one connection at a time
             who = tokens.authenticate_token(self.secret)
             if self.limiter is not None:
                 self.limiter.hit(f"token:{who.token_id}")

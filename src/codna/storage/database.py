@@ -4,6 +4,9 @@ SQLite: WAL, and the pysqlite driver's own transaction handling replaced, so tha
 transaction takes the write lock at its start (`BEGIN IMMEDIATE`) and writers queue instead of
 failing with "database is locked". PostgreSQL: ordinary transactions; the services lock the rows
 they change with `SELECT … FOR UPDATE`.
+
+A call (a request: its token or session checked, then its service) holds at most one pooled
+connection at any time, whatever reads and writes it makes: see Database.scope.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,7 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, RootTransaction
 
 from codna.errors import Unavailable
 from codna.storage import schema
@@ -32,8 +35,8 @@ _MIGRATION_LOCK = 0x0C0D4A
 _AFTER_COMMIT = "codna_after_commit"
 # Seconds a caller is told to wait before trying again when the database cannot be reached.
 UNAVAILABLE_RETRY_AFTER = 2
-# The read transaction open in this call, that reads inside it share (see Database.read).
-_OPEN_READ: ContextVar[tuple[Database, Connection] | None] = ContextVar("open_read", default=None)
+# What this call holds of a database: its read transaction or its write (see Database.scope).
+_SCOPE: ContextVar[_Scope | None] = ContextVar("codna_scope", default=None)
 
 
 def database_url() -> str:
@@ -71,46 +74,97 @@ class Database:
         return self.dialect == "sqlite"
 
     @contextmanager
-    def read(self) -> Iterator[Connection]:
-        """A read-only transaction: on SQLite one snapshot of the database throughout; on
-        PostgreSQL (READ COMMITTED) each statement sees what was committed when it began.
+    def scope(self) -> Iterator[None]:
+        """One call's use of the database (a request's: its token or session checked, then
+        its service), holding at most one pooled connection at any time.
 
-        A read inside another read of the same call, with no write in between, is that same
-        transaction: a request that checks who it is from and then reads pays for one
-        transaction, and sees one snapshot. After a write, a read begins its own again, so
-        that it sees what was written.
-
-        What `after_commit` registered runs once the transaction has ended without an error.
+        Its reads share one read transaction, begun by the first of them and kept once it
+        ends, so that a request that checks who it is from and then reads pays for one
+        transaction and sees one snapshot. A write ends that transaction first, giving its
+        connection back, and takes its own; a read after the write begins its own again, so
+        that it sees what was written. The read transaction open at the end of the scope ends
+        with it. A read or a write outside any scope is a scope of its own.
         """
-        shared = _OPEN_READ.get()
-        if shared is not None and shared[0] is self:
-            yield shared[1]
+        current = _SCOPE.get()
+        if current is not None and current.db is self:
+            yield
             return
-        callbacks: list[Callable[[], None]] = []
-        with self._reachable(), self.engine.connect() as conn, _transaction(conn, callbacks):
-            opened = _OPEN_READ.set((self, conn))
-            try:
-                yield conn
-            finally:
-                _OPEN_READ.reset(opened)
+        mine = _Scope(self)
+        entered = _SCOPE.set(mine)
+        try:
+            yield
+        except BaseException:
+            mine.end_read(ok=False)
+            raise
+        finally:
+            _SCOPE.reset(entered)
+        with self._reachable():
+            callbacks = mine.end_read(ok=True)
         for callback in callbacks:
             callback()
 
     @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read-only transaction: on SQLite one snapshot of the database throughout; on
+        PostgreSQL (READ COMMITTED) each statement sees what was committed when it began.
+
+        A read inside the same scope (see `scope`), with no write in between, is the same
+        transaction; a read inside a write is that write's transaction, and sees what it wrote.
+
+        What `after_commit` registered runs once the transaction has ended without an error.
+        """
+        current = _SCOPE.get()
+        if current is None or current.db is not self:
+            with self.scope(), self.read() as conn:
+                yield conn
+            return
+        if current.writing is not None:
+            yield current.writing
+            return
+        with self._reachable():
+            conn = current.begin_read()
+            current.reading += 1
+            try:
+                yield conn
+            except BaseException:
+                current.reading -= 1
+                if not current.reading:  # the read that began it failed: nothing is kept
+                    current.end_read(ok=False)
+                raise
+            current.reading -= 1
+
+    @contextmanager
     def write(self) -> Iterator[Connection]:
         """A writing transaction: committed at the end of the block, rolled back on any error.
+        The scope's read transaction, if one is open, ends first and gives its connection back:
+        a call never holds two connections. A write inside an open read block is refused
+        (RuntimeError): the read would hold its connection while the write took another.
 
         What `after_commit` registered runs once the commit is done, and never on a rollback.
         """
+        current = _SCOPE.get()
+        if current is None or current.db is not self:
+            with self.scope(), self.write() as conn:
+                yield conn
+            return
+        if current.writing is not None or current.reading:
+            raise RuntimeError("A write began inside an open read or write of the same call.")
+        with self._reachable():
+            ended = current.end_read(ok=True)
+        for callback in ended:
+            callback()
         # SQLite has one writer at a time. Writers of this process queue on a lock of ours,
         # handed over at once, rather than in SQLite's busy handler, which sleeps and polls
         # (seconds at the tail under load); other processes still wait in busy_timeout.
-        _OPEN_READ.set(None)  # what this call reads from now on sees what this writes
         callbacks: list[Callable[[], None]] = []
         with self._reachable(), self._writer_lock, self.engine.connect() as conn:
             conn.execution_options(codna_write=True)
             with _transaction(conn, callbacks):
-                yield conn
+                current.writing = conn
+                try:
+                    yield conn
+                finally:
+                    current.writing = None
         for callback in callbacks:
             callback()
 
@@ -178,6 +232,49 @@ def _transaction(conn: Connection, callbacks: list[Callable[[], None]]) -> Itera
         callbacks.extend(conn.info[_AFTER_COMMIT])
     finally:
         conn.info.pop(_AFTER_COMMIT, None)
+
+
+class _Scope:
+    """What one call holds of one database (see Database.scope): its read transaction while
+    one is open, with how many read blocks use it now, or the connection of its write."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.reading = 0
+        self.writing: Connection | None = None
+        self._read: tuple[Connection, RootTransaction] | None = None
+
+    def begin_read(self) -> Connection:
+        """The connection of the read transaction open, begun now if none is."""
+        if self._read is None:
+            conn = self.db.engine.connect()
+            try:
+                conn.info[_AFTER_COMMIT] = []
+                self._read = (conn, conn.begin())
+            except BaseException:
+                conn.close()
+                raise
+        return self._read[0]
+
+    def end_read(self, *, ok: bool) -> list[Callable[[], None]]:
+        """End the read transaction open, if one is, and give its connection back; what
+        `after_commit` registered in it, to run now (nothing unless it ended well)."""
+        if self._read is None:
+            return []
+        conn, transaction = self._read
+        self._read = None
+        callbacks: list[Callable[[], None]] = conn.info.pop(_AFTER_COMMIT, [])
+        try:
+            if ok:
+                transaction.commit()
+            else:
+                # The error that ended it is the one to tell, not a rollback's on a broken
+                # connection (which closing then discards).
+                with suppress(sa.exc.DBAPIError):
+                    transaction.rollback()
+        finally:
+            conn.close()
+        return callbacks if ok else []
 
 
 def sqlite_file(url: sa.URL) -> Path | None:

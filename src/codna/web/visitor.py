@@ -1,5 +1,6 @@
 """Who is looking: the session cookie, the CSRF token of every form, and the one trip to the
-thread pool in which a view's session is checked and its service called.
+thread pool in which a view's session is checked and its service called, in one scope of the
+database (one connection at a time, the check's read shared with the view's).
 
 A signed-in visitor's cookie holds the session's secret (only its hash is stored). Every form
 carries a CSRF token derived from the secret (an HMAC, so nothing more is stored); before
@@ -66,7 +67,7 @@ class Visitor:
             raise Unauthenticated("Sign in to see this.")
 
         def call() -> T:
-            with database().read():  # what the view reads shares this transaction
+            with database().scope():  # the check and the view: one connection at a time
                 return view(sessions.session_member(secret), *args, **kwargs)
 
         return await anyio.to_thread.run_sync(call)
