@@ -27,5 +27,6 @@ def server(
 
 def for_token(secret: str, limiter: RateLimiter) -> CodnaMCP:
     """A server in process for the holder of `secret`, checked on every call as over HTTP
-    (a token revoked mid-run is refused at its next call)."""
+    (a token revoked mid-run is refused at its next call): once per call, in the thread pool
+    (see CodnaMCP.checked_caller)."""
     return server(limiter=limiter, local=lambda: tokens.authenticate_token(secret))

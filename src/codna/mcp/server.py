@@ -1,7 +1,9 @@
 """The MCP server: who is calling, which tools they see, and refusals as tool errors.
 
 Over HTTP the caller is the bearer token's member, checked against the database on every
-request; over stdio it is the member `codna mcp` was started for. Each tool names the action it
+request by the SDK's auth middleware; over stdio, and in process for a built-in routine, it is
+the member the server was made for, whose token is checked once per request, in the thread pool,
+before the tool runs (never on the event loop). Each tool names the action it
 needs (access.Action); a member sees the tools whose action some page could allow it
 (access.may_ever, the rules every check uses), and a hidden tool is refused exactly like one
 that does not exist.
@@ -9,7 +11,9 @@ that does not exist.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import anyio
@@ -66,15 +70,28 @@ class TokenVerifier:
         )
 
 
+# The caller of the request being answered, once checked: the tool's thread reads it.
+_CHECKED: ContextVar[Caller | None] = ContextVar("codna_mcp_caller", default=None)
+
+
 def current_caller(local: Callable[[], Caller] | None) -> Caller:
-    """The caller of this request: the HTTP token's member, or the stdio member."""
+    """The caller of this request: the one checked for it already, the HTTP token's member,
+    or else the local member (`local()`, which may read the database: call it in a thread)."""
+    checked = _CHECKED.get() or _token_caller()
+    if checked is not None:
+        return checked
+    if local is not None:
+        return local()
+    raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
+
+
+def _token_caller() -> Caller | None:
+    """The HTTP bearer token's member, as the auth middleware checked it for this request."""
     access = get_access_token()
     if access is not None and access.claims:
         caller: Caller = access.claims["caller"]
         return caller
-    if local is not None:
-        return local()
-    raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
+    return None
 
 
 # The tool to use instead, where a refusal of a tool has one: (tool, code) -> (tool, how).
@@ -168,7 +185,27 @@ class CodnaMCP(MCPServer[Any]):
         return self._tool_names
 
     def caller(self) -> Caller:
+        """The caller of this request. In a tool, the one `call_tool` checked for it."""
         return current_caller(self.local)
+
+    async def checked_caller(self) -> Caller:
+        """The caller of this request, checked now: the token's member the auth middleware
+        checked over HTTP, else the local member, checked in the thread pool (its token is
+        looked up in the database, never on the event loop)."""
+        known = _CHECKED.get() or _token_caller()
+        if known is not None:
+            return known
+        return await anyio.to_thread.run_sync(self.caller)
+
+    @contextmanager
+    def acting(self, caller: Caller) -> Iterator[None]:
+        """Within the block (and the threads it hands work to), `caller` is this request's:
+        the tools' `caller()` reads it instead of checking the token again."""
+        checked = _CHECKED.set(caller)
+        try:
+            yield
+        finally:
+            _CHECKED.reset(checked)
 
     async def check_arguments(self, tool: str, arguments: dict[str, Any]) -> None:
         """Refuse an argument the tool does not take, as the JSON API refuses a field its
@@ -195,7 +232,7 @@ class CodnaMCP(MCPServer[Any]):
         return may_ever(member, self.needs[tool])
 
     async def list_tools(self) -> list[MCPTool]:
-        member = self.caller().member
+        member = (await self.checked_caller()).member
         return [tool for tool in await self.every_tool() if self.may_use(member, tool.name)]
 
     async def list_resources(self) -> list[MCPResource]:
@@ -212,13 +249,14 @@ class CodnaMCP(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
         try:
-            caller = self.caller()
+            caller = await self.checked_caller()  # once: the tool's caller() reads it
             if name not in await self.tool_names() or not self.may_use(caller.member, name):
                 # A hidden tool is refused exactly like one that does not exist.
                 raise NotFound("There is no such tool; tools/list shows the ones you may use.")
             self.limiter.hit(f"token:{caller.token_id}")
             await self.check_arguments(name, arguments)
-            return compact.answer(await super().call_tool(name, arguments, context))
+            with self.acting(caller):
+                return compact.answer(await super().call_tool(name, arguments, context))
         except CodnaError as error:
             return refusal(error, name)
         except ToolError as error:
