@@ -68,13 +68,16 @@ async def run_command(
             "CODNA_RUN": str(run_id),
             "CODNA_ROUTINE": routine,
         }
-        process = subprocess.Popen(
-            shlex.split(command),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, killed whole at the time limit
+        # Started in a thread: forking a large process blocks for a while.
+        process = await anyio.to_thread.run_sync(
+            lambda: subprocess.Popen(
+                shlex.split(command),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group, killed whole at the time limit
+            )
         )
         chunks: list[bytes] = []
 
@@ -96,6 +99,8 @@ async def run_command(
         finally:
             if process.poll() is None:
                 _kill(process)
+            if process.stdout is not None:
+                process.stdout.close()  # read to its end, or its writers killed
     output = b"".join(chunks).decode("utf-8", errors="replace")[-KEPT:]
     if timed_out:
         return Ran("timed_out", code, output)
