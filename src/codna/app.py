@@ -87,6 +87,9 @@ def create_app(settings: Settings | None = None, *, worker: bool | None = None) 
         limiter = anyio.to_thread.current_default_thread_limiter()
         limiter.total_tokens = settings.work_threads(context.location().engine)
         running = outbox_worker.Worker() if worker else None
+        # Opened (and migrated) here, in a thread, if this process has not opened it yet (a
+        # worker process of several): what runs on the event loop then finds it open.
+        await anyio.to_thread.run_sync(context.database)
         async with mcp.session_manager.run(), anyio.create_task_group() as tasks:
             tasks.start_soon(events.relay_database_events)
             if running is not None:

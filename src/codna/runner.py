@@ -48,9 +48,11 @@ async def run(
     """Run `routine` as `member` on the page at `on` until it ends; the run as it ended
     (succeeded, failed with its error, timed out). Raises NotFound (no such routine) and the
     services' refusals (such as a disabled member) before a run begins."""
-    command = None if routine in BUILT_IN else runs.command_routine(routine)
-    if routine not in BUILT_IN and command is None:
-        raise NotFound(f"There is no routine {routine}.", routine=routine)
+    command = None
+    if routine not in BUILT_IN:
+        command = await anyio.to_thread.run_sync(runs.command_routine, routine)
+        if command is None:
+            raise NotFound(f"There is no routine {routine}.", routine=routine)
     started = await anyio.to_thread.run_sync(
         lambda: runs.start_run(
             member, routine=routine, address=on, automation_id=automation_id, event_id=event_id
