@@ -32,7 +32,7 @@ from codna.app import create_app
 from codna.markdown.edits import parse_edits
 from codna.mcp import build
 from codna.services import automations, members, runs, sessions, suggestions
-from codna.services.context import use_database
+from codna.services.context import close_database, use_database
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
 from codna.storage.database import Database
@@ -65,10 +65,12 @@ RECORD = (
 
 
 @contextmanager
-def database_use_on_the_loop(db: Database) -> Iterator[list[str]]:
-    """What used `db` from a thread running an event loop while the block ran: each
-    connection taken and statement run, with where in codna it came from."""
+def database_use_on_the_loop(db: Database | None) -> Iterator[list[str]]:
+    """What used `db` (None: any database) from a thread running an event loop while the
+    block ran: each connection taken and statement run, with where in codna it came from."""
     found: list[str] = []
+    pool: Any = sa.pool.Pool if db is None else db.engine
+    engine: Any = sa.engine.Engine if db is None else db.engine
 
     def where() -> str:
         frames = [f for f in traceback.extract_stack() if "/codna/" in f.filename]
@@ -82,13 +84,13 @@ def database_use_on_the_loop(db: Database) -> Iterator[list[str]]:
         if asyncio._get_running_loop() is not None:
             found.append(f"{' '.join(text.split())[:80]} at {where()}")
 
-    sa.event.listen(db.engine, "checkout", checkout)
-    sa.event.listen(db.engine, "before_cursor_execute", statement)
+    sa.event.listen(pool, "checkout", checkout)
+    sa.event.listen(engine, "before_cursor_execute", statement)
     try:
         yield found
     finally:
-        sa.event.remove(db.engine, "checkout", checkout)
-        sa.event.remove(db.engine, "before_cursor_execute", statement)
+        sa.event.remove(pool, "checkout", checkout)
+        sa.event.remove(engine, "before_cursor_execute", statement)
 
 
 @pytest.fixture(params=ENGINES)
@@ -324,3 +326,35 @@ def test_the_worker_runs_routines_without_the_database_on_the_event_loop(
     made = suggestions.list_suggestions(writer, address=address)
     assert {s.via for s in made} == {"decision-check"} and len(made) == 2
     nothing(on_the_loop)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_server_process_that_has_not_opened_the_database_opens_it_off_the_loop(
+    engine: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As in each process of `codna serve --workers N`: the app is made, its lifespan starts.
+    with fresh_database(engine, request, tmp_path_factory) as url:
+        monkeypatch.setenv("CODNA_DATABASE_URL", url)
+        use_database(None)
+        app = create_app(Settings(base_url=BASE), worker=False)
+        taken: list[object] = []
+
+        def took(*connection: object) -> None:
+            taken.append(connection)
+
+        sa.event.listen(sa.pool.Pool, "checkout", took)
+        try:
+            with (
+                database_use_on_the_loop(None) as found,
+                anyio.from_thread.start_blocking_portal() as portal,
+                portal.wrap_async_context_manager(lifespan(app)),
+            ):
+                pass
+        finally:
+            sa.event.remove(sa.pool.Pool, "checkout", took)
+            close_database()
+    assert taken, "the lifespan opened no database"
+    nothing(found)
