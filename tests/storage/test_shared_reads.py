@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from codna.errors import Unavailable
 from codna.storage.database import Database, after_commit
 from codna.storage.schema import members
 
@@ -113,3 +114,29 @@ def test_a_read_after_the_outer_read_ended_begins_its_own(db: Database) -> None:
     with db.read() as second:
         assert second is not first
         assert second.in_transaction()
+
+
+def _cut(db: Database, conn: sa.Connection) -> None:
+    """End the server's side of `conn`, as a restart of PostgreSQL does."""
+    pid = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
+    other = sa.create_engine(db.url, poolclass=sa.NullPool)
+    try:
+        with other.connect() as killer:
+            killer.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    finally:
+        other.dispose()
+
+
+@pytest.mark.parametrize("where", ["inside the read", "after the read, before the scope ends"])
+def test_a_connection_lost_in_a_scope_is_unavailable_and_given_back(
+    db: Database, where: str
+) -> None:
+    if db.is_sqlite:
+        pytest.skip("PostgreSQL's connections: an SQLite file has no server to lose")
+    with pytest.raises(Unavailable), db.scope(), db.read() as conn:
+        _cut(db, conn)
+        if where == "inside the read":
+            conn.execute(COUNT)
+    assert db.engine.pool.checkedout() == 0
+    with db.read() as conn:
+        assert conn.execute(COUNT).scalar_one() == 0

@@ -242,15 +242,17 @@ class _Scope:
         self.db = db
         self.reading = 0
         self.writing: Connection | None = None
-        self._read: tuple[Connection, RootTransaction] | None = None
+        # The read transaction's connection, the transaction, and what after_commit registered.
+        self._read: tuple[Connection, RootTransaction, list[Callable[[], None]]] | None = None
 
     def begin_read(self) -> Connection:
         """The connection of the read transaction open, begun now if none is."""
         if self._read is None:
             conn = self.db.engine.connect()
             try:
-                conn.info[_AFTER_COMMIT] = []
-                self._read = (conn, conn.begin())
+                callbacks: list[Callable[[], None]] = []
+                conn.info[_AFTER_COMMIT] = callbacks
+                self._read = (conn, conn.begin(), callbacks)
             except BaseException:
                 conn.close()
                 raise
@@ -261,9 +263,8 @@ class _Scope:
         `after_commit` registered in it, to run now (nothing unless it ended well)."""
         if self._read is None:
             return []
-        conn, transaction = self._read
+        conn, transaction, callbacks = self._read
         self._read = None
-        callbacks: list[Callable[[], None]] = conn.info.pop(_AFTER_COMMIT, [])
         try:
             if ok:
                 transaction.commit()
@@ -273,6 +274,8 @@ class _Scope:
                 with suppress(sa.exc.DBAPIError):
                     transaction.rollback()
         finally:
+            if not conn.invalidated:  # a broken connection is discarded, its info with it
+                conn.info.pop(_AFTER_COMMIT, None)
             conn.close()
         return callbacks if ok else []
 
