@@ -52,9 +52,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult
 from starlette.applications import Starlette
 
+from codna.mcp.answers import PagesAnswer
 from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
-from codna.services.pages import Page
 from codna.storage.database import Database
 
 CONCURRENCY = (1, 8, 32)
@@ -105,7 +105,7 @@ def sdk_alone_app(answer_file: str) -> Starlette:
     @server.tool()
     async def read_document(
         address: str, version: int | None = None
-    ) -> Annotated[CallToolResult, Page]:
+    ) -> Annotated[CallToolResult, PagesAnswer]:
         return result
 
     app: Starlette = server.streamable_http_app(
