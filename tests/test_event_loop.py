@@ -57,11 +57,8 @@ FRIDAY = [{"op": "replace", "old": "on Friday", "new": "on Monday"}]
 GREY = [{"op": "replace", "old": "is grey", "new": "is teal"}]
 DECISIONS = "wiki:decisions/"
 COMMAND = "say-ran"  # a command routine: a program run with the run's token
-# A decision record without its last two sections: decision-check suggests them.
-RECORD = (
-    "**Status:** Proposed · 2026-05-05\n\n## Context\n\nAgents find gaps.\n\n"
-    "## Decision\n\nAgents suggest; people decide.\n"
-)
+# A decision record without its status line: decision-check suggests one.
+RECORD = "## Context\n\nAgents find gaps.\n\n## Decision\n\nAgents suggest; people decide.\n"
 
 
 @contextmanager
@@ -324,7 +321,7 @@ def test_the_worker_runs_routines_without_the_database_on_the_event_loop(
         (COMMAND, "succeeded"),
     }
     made = suggestions.list_suggestions(writer, address=address)
-    assert {s.via for s in made} == {"decision-check"} and len(made) == 2
+    assert {s.via for s in made} == {"decision-check"} and len(made) == 1
     nothing(on_the_loop)
 
 

@@ -10,7 +10,7 @@ import pytest
 from codna import runner
 from codna.markdown.apply import apply_edits
 from codna.markdown.edits import parse_edits
-from codna.routines.decision_check import gaps
+from codna.routines.decision_check import gaps, is_section
 from codna.services import changes, pages, runs, suggestions
 from tests.services.conftest import Team
 
@@ -50,52 +50,83 @@ def test_a_record_in_the_form_has_no_gaps() -> None:
     assert gaps("wiki:decisions/0001-markdown", "0001 · Markdown pages", WHOLE) == []
 
 
-def test_each_missing_section_is_one_gap_whose_edit_puts_it_in_its_place() -> None:
+def test_a_missing_or_empty_section_is_a_gap_for_a_person_never_a_placeholder() -> None:
     found = gaps("wiki:decisions/0002-agents", "0002 · Agents suggest", GAPPY)
     assert [g.reason for g in found] == [
         "A decision record has a Consequences section; this one has none.",
         "A decision record has an Alternatives rejected section; this one has none.",
     ]
-    body = GAPPY
-    for gap in found:
-        body = apply_edits(body, parse_edits(list(gap.edits)))
-    assert body.index("## Decision") < body.index("## Consequences")
-    assert body.index("## Consequences") < body.index("## Alternatives rejected")
-    assert gaps("wiki:decisions/0002-agents", "0002 · Agents suggest", body) == []
+    assert not any(g.mendable for g in found)
+    empty = WHOLE.replace("Everything is text.\n", "")
+    [gap] = gaps("wiki:decisions/0001-markdown", "0001 · Markdown pages", empty)
+    assert gap.reason == "The Consequences section is empty." and not gap.mendable
 
 
-def test_a_missing_middle_section_goes_before_the_next_one() -> None:
-    body = WHOLE.replace("## Consequences\n\nEverything is text.\n\n", "")
-    [gap] = gaps("wiki:decisions/0001-markdown", "0001 · Markdown pages", body)
-    mended = apply_edits(body, parse_edits(list(gap.edits)))
-    assert mended.index("## Decision") < mended.index("## Consequences")
-    assert mended.index("## Consequences") < mended.index("## Alternatives rejected")
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [
+        ("Alternatives rejected", "Alternatives rejected"),
+        ("Alternatives", "Alternatives rejected"),
+        ("Alternatives considered", "Alternatives rejected"),
+        ("Rejected alternatives", "Alternatives rejected"),
+        ("alternatives  REJECTED", "Alternatives rejected"),
+        ("consequences", "Consequences"),
+        ("Background", "Context"),
+    ],
+)
+def test_a_heading_counts_as_its_section_in_any_case_and_accepted_spelling(
+    heading: str, name: str
+) -> None:
+    assert is_section(heading, name)
 
 
-def test_the_title_status_line_and_empty_sections_are_gaps() -> None:
-    body = WHOLE.replace("**Status:** Accepted · 2026-05-04\n\n", "").replace(
-        "Everything is text.\n", ""
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [("Alternative ideas", "Alternatives rejected"), ("Context", "Consequences")],
+)
+def test_a_heading_of_another_name_is_not_the_section(heading: str, name: str) -> None:
+    assert not is_section(heading, name)
+
+
+@pytest.mark.parametrize("level", ["#", "##", "###", "####"])
+def test_a_section_under_any_heading_level_or_spelling_is_not_asked_for_again(level: str) -> None:
+    body = (
+        WHOLE.replace("## Consequences", f"{level} consequences")
+        .replace("## Alternatives rejected", f"{level} Alternatives")
+        .replace("## Context", f"{level} CONTEXT")
     )
+    assert gaps("wiki:decisions/0001-markdown", "0001 · Markdown pages", body) == []
+
+
+def test_the_title_and_status_line_are_mended_and_a_malformed_status_is_told() -> None:
+    body = WHOLE.replace("**Status:** Accepted · 2026-05-04\n\n", "")
     found = gaps("wiki:decisions/0001-markdown-pages", "Markdown pages", body)
     reasons = [g.reason for g in found]
     assert reasons[0].startswith("A decision record's title is 'NNNN · what was decided'")
     assert found[0].title == "0001 · Markdown pages"
     assert "status line" in reasons[1] and found[1].edits
-    assert reasons[2] == "The Consequences section is empty."
+    mended = apply_edits(body, parse_edits(list(found[1].edits)))
+    assert mended.startswith("**Status:** Proposed · ") and "To fill in" not in mended
+    assert len(found) == 2
     malformed = WHOLE.replace("Accepted · 2026-05-04", "maybe")
     [odd] = gaps("wiki:decisions/0001-markdown", "0001 · Markdown pages", malformed)
     assert "reads '**Status:** maybe'" in odd.reason and not odd.mendable
 
 
+TITLE_GAP = "A decision record's title is 'NNNN · what was decided'; this one is 'Agents suggest'."
+STATUS_GAP = "A decision record starts with a status line; this one has none."
+
+
 @pytest.fixture
 def gappy(team: Team) -> Team:
+    body = GAPPY.replace("**Status:** Proposed · 2026-05-05\n\n", "")
     pages.create_page(
-        team.writer, address="wiki:decisions/0002-agents", title="0002 · Agents suggest", body=GAPPY
+        team.writer, address="wiki:decisions/0002-agents", title="Agents suggest", body=body
     )
     return team
 
 
-def test_a_run_suggests_each_gap_writes_its_run_page_and_a_second_run_repeats_nothing(
+def test_a_run_suggests_what_it_can_write_tells_the_rest_and_a_second_run_repeats_nothing(
     gappy: Team,
 ) -> None:
     address = "wiki:decisions/0002-agents"
@@ -104,24 +135,24 @@ def test_a_run_suggests_each_gap_writes_its_run_page_and_a_second_run_repeats_no
         first.status == "succeeded" and first.run_page == f"output:decision-check/runs/{first.id}"
     )
     made = suggestions.list_suggestions(gappy.writer, address=address)
-    assert {s.reason for s in made} == {
-        "A decision record has an Alternatives rejected section; this one has none.",
-        "A decision record has a Consequences section; this one has none.",
-    }
+    assert {s.reason for s in made} == {TITLE_GAP, STATUS_GAP}
     assert {s.via for s in made} == {"decision-check"}
     run_page = pages.read_page(gappy.writer, address=first.run_page).body
     for s in made:
         assert f"[change {s.id}](" in run_page
-    assert f"[0002 · Agents suggest]({address})" in run_page
+    assert f"[Agents suggest]({address})" in run_page
+    # The sections it cannot write are told for a person, not suggested as placeholders.
+    person = run_page[run_page.index("## For a person to look at") :]
+    assert "- A decision record has a Consequences section; this one has none." in person
+    assert "- A decision record has an Alternatives rejected section; this one has none." in person
     # The editor accepts one and rejects the other; the summary names person and routine.
-    [accepted] = [s for s in made if "Alternatives" in s.reason]
-    [rejected] = [s for s in made if "Consequences" in s.reason]
+    [accepted] = [s for s in made if s.reason == STATUS_GAP]
+    [rejected] = [s for s in made if s.reason == TITLE_GAP]
     suggestions.decide_edit_suggestion(gappy.writer, suggestion_id=accepted.id, decision="accept")
     suggestions.decide_edit_suggestion(
-        gappy.writer, suggestion_id=rejected.id, decision="reject", reason="Not for proposals."
+        gappy.writer, suggestion_id=rejected.id, decision="reject", reason="Not numbered yet."
     )
-    summary = pages.read_page(gappy.writer, address=address)
-    assert "## Alternatives rejected" in summary.body
+    assert pages.read_page(gappy.writer, address=address).body.startswith("**Status:** Proposed")
     # An unrelated edit, then a second run: nothing new, and it says what became of the first.
     changes.edit_page(
         gappy.writer,
@@ -132,7 +163,7 @@ def test_a_run_suggests_each_gap_writes_its_run_page_and_a_second_run_repeats_no
     assert len(suggestions.list_suggestions(gappy.writer, address=address)) == 2
     body = pages.read_page(gappy.writer, address=second.run_page or "").body
     assert "Nothing new to suggest." in body
-    assert f"change {rejected.id} rejected: Not for proposals." in body
+    assert f"change {rejected.id} rejected: Not numbered yet." in body
     assert f"change {accepted.id} accepted" in body
     assert [r.status for r in runs.list_runs(gappy.writer)] == ["succeeded", "succeeded"]
 

@@ -1,8 +1,9 @@
 """The loop ADR 0024 was written for, end to end through a real `codna serve` with its worker,
-on both databases: an admin adds the automation; a person writes a decision record missing two
-sections; decision-check notices on its own and suggests each, with its reason; its run page in
-output links them; accepting one makes a revision naming the person, the routine and the
-reason; a later edit runs it again, and it suggests nothing it suggested before."""
+on both databases: an admin adds the automation; a person writes a decision record with no
+status line and an unnumbered title; decision-check notices on its own and suggests each, with
+its reason; its run page in output links them and names the sections only a person can write;
+accepting one makes a revision naming the person, the routine and the reason; a later edit
+runs it again, and it suggests nothing it suggested before."""
 
 from __future__ import annotations
 
@@ -16,8 +17,6 @@ from tests.conftest import unique
 from tests.server.conftest import Server
 
 RECORD = """\
-**Status:** Proposed · 2026-05-05
-
 ## Context
 
 Agents find gaps in decision records.
@@ -59,7 +58,7 @@ def run_pages(api: httpx.Client, address: str) -> list[str]:
     return [b for b in bodies if f"]({address})" in b]
 
 
-def test_a_record_missing_two_sections_gets_two_suggestions_from_the_routine_on_its_own(
+def test_a_record_with_two_gaps_gets_two_suggestions_from_the_routine_on_its_own(
     server: Server,
 ) -> None:
     folder = unique("wiki:loop-") + "/"
@@ -71,7 +70,7 @@ def test_a_record_missing_two_sections_gets_two_suggestions_from_the_routine_on_
                 json={"event": event, "folder": folder, "routine": "decision-check"},
             )
             assert made.status_code == 201, made.text
-    server.create_page(address, RECORD, title="0003 · Agents suggest")
+    server.create_page(address, RECORD, title="Agents suggest")
 
     with server.api("writer") as editor:
         made = eventually(
@@ -79,25 +78,27 @@ def test_a_record_missing_two_sections_gets_two_suggestions_from_the_routine_on_
             lambda: suggestions_on(editor, address)[1:] and suggestions_on(editor, address),
         )
         assert {s["reason"] for s in made} == {
-            "A decision record has a Consequences section; this one has none.",
-            "A decision record has an Alternatives rejected section; this one has none.",
+            "A decision record starts with a status line; this one has none.",
+            "A decision record's title is 'NNNN · what was decided'; this one is 'Agents suggest'.",
         }
         assert {(s["suggester"], s["via"]) for s in made} == {("Admin", "decision-check")}
         [first_run] = eventually("the run page", lambda: run_pages(editor, address))
         for s in made:
             assert f"[change {s['id']}](" in first_run
+        assert "- A decision record has a Consequences section; this one has none." in first_run
+        assert "To fill in" not in str(made)
         pending = editor.get("/api/v1/pending", params={"kind": "change", "limit": 200}).json()
         assert {s["id"] for s in made} <= {s["id"] for s in pending["suggested_changes"]["items"]}
 
-        [consequences] = [s for s in made if "Consequences" in s["reason"]]
+        [status] = [s for s in made if "status line" in s["reason"]]
         decided = editor.post(
-            f"/api/v1/suggestions/{consequences['id']}/decide", json={"decision": "accept"}
+            f"/api/v1/suggestions/{status['id']}/decide", json={"decision": "accept"}
         )
         assert decided.status_code == 200, decided.text
         history = editor.get("/api/v1/page/history", params={"address": address}).json()
         assert history[0]["summary"] == (
-            "Suggested by Admin (decision-check): A decision record has a Consequences "
-            "section; this one has none."
+            "Suggested by Admin (decision-check): A decision record starts with a status "
+            "line; this one has none."
         )
         edited = editor.post(
             "/api/v1/page/edit",

@@ -1,9 +1,12 @@
 """`decision-check`: checks a decision record against the form, suggests one change per gap
-with its reason, and writes a run page in `output` that links them (SPEC 6, ADR 0024 step 3).
+it can write for real, with its reason, and writes a run page in `output` that links them and
+names what only a person can write (SPEC 6, ADR 0024 step 3).
 
 The form: a title `NNNN · …`; a status line `**Status:** Proposed|Accepted|Superseded · date`;
 the sections Context, Decision, Consequences and Alternatives rejected, none empty; links to
-the records it amends or supersedes, to pages that exist. Before suggesting it reads what was
+the records it amends or supersedes, to pages that exist. A missing or empty section is told on
+the run page, never suggested: what a section should say is the author's to write, and a
+placeholder is a change nobody can accept as it is. Before suggesting it reads what was
 suggested on the page, so it never repeats what waits nor fights what was rejected. It speaks
 to CoDNA only through MCP tools, like any agent.
 """
@@ -18,11 +21,18 @@ from typing import Any
 from codna.routines.calls import Refused, Session, call
 
 NAME = "decision-check"
-SECTIONS = {
-    "Context": "To fill in: what made this decision necessary.",
-    "Decision": "To fill in: what was decided.",
-    "Consequences": "To fill in: what follows from this decision, good and bad.",
-    "Alternatives rejected": "To fill in: what else was considered, and why not.",
+# The form's sections, in order, each with the other headings that count as it (any level,
+# any case): a record that says "## Alternatives" has its Alternatives rejected section.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "Context": ("Background",),
+    "Decision": (),
+    "Consequences": (),
+    "Alternatives rejected": (
+        "Alternatives",
+        "Alternatives considered",
+        "Rejected alternatives",
+        "Options considered",
+    ),
 }
 _TITLE = re.compile(r"\d{4} · \S.*")
 _NUMBERED_PATH = re.compile(r"(\d{4})-([a-z0-9-]+)")
@@ -99,31 +109,29 @@ def _status_gaps(body: str) -> list[Gap]:
     return []
 
 
+def is_section(heading: str, name: str) -> bool:
+    """Whether a heading's text is the form's section `name`, in its spelling or an accepted
+    other one, whatever its case and spacing."""
+
+    def plain(text: str) -> str:
+        return " ".join(text.split()).casefold()
+
+    return plain(heading) in {plain(n) for n in (name, *SECTIONS[name])}
+
+
 def _section_gaps(body: str) -> list[Gap]:
     headings = _headings(body)
-    named = {text.lower(): (level, start, end) for level, text, start, end in headings}
     found: list[Gap] = []
-    order = list(SECTIONS)
-    for index, name in enumerate(order):
-        here = named.get(name.lower())
+    for name in SECTIONS:
+        here = next((h for h in headings if is_section(h[1], name)), None)
+        article = "an" if name[0] in "AEIOU" else "a"
         if here is None:
-            later = next((n for n in order[index + 1 :] if n.lower() in named), None)
-            text = f"## {name}\n\n{SECTIONS[name]}\n"
-            if later is not None:
-                _, start, end = named[later.lower()]
-                edit = {"op": "insert_before", "anchor": body[start:end], "text": text + "\n"}
-            else:
-                edit = {"op": "append", "text": text}
-            article = "an" if name[0] in "AEIOU" else "a"
-            reason = f"A decision record has {article} {name} section; this one has none."
-            found.append(Gap(reason, (edit,)))
+            found.append(Gap(f"A decision record has {article} {name} section; this one has none."))
             continue
-        level, _, end = here
+        level, text, _, end = here
         after = [s for lv, _, s, _ in headings if s > end and lv <= level]
-        content = body[end : after[0] if after else len(body)]
-        if not content.strip():
-            edit = {"op": "replace_section", "heading": name, "body": SECTIONS[name]}
-            found.append(Gap(f"The {name} section is empty.", (edit,)))
+        if not body[end : after[0] if after else len(body)].strip():
+            found.append(Gap(f"The {text} section is empty."))
     return found
 
 
