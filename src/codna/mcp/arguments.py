@@ -125,22 +125,18 @@ PendingLimit = Annotated[int, _limit(PENDING)]
 InboxLimit = Annotated[int, _limit(INBOX)]
 
 SuggestionKind = Literal["change", "link"]
-SuggestionId = Annotated[
-    int,
+
+
+def _id(description: str) -> Any:
     # Strict: true is no id, nor is "12" (a model that sends one has misread the answer).
-    Field(
-        description="A suggested change's id, such as 12.",
-        strict=True,
-        json_schema_extra={"minimum": 1},
-    ),
-]
-LinkSuggestionId = Annotated[
-    int,
-    Field(
-        description="A suggested link's id, such as 5.",
-        strict=True,
-        json_schema_extra={"minimum": 1},
-    ),
+    return Field(description=description, strict=True, json_schema_extra={"minimum": 1})
+
+
+SuggestionId = Annotated[int, _id("A suggested change's id, such as 12.")]
+LinkSuggestionId = Annotated[int, _id("A suggested link's id, such as 5.")]
+OneSuggestionId = Annotated[
+    int | None,
+    _id("One in full, with edits and diffs, such as 12 (give kind link for a link's)."),
 ]
 Decision = Annotated[
     Literal["accept", "reject"],

@@ -124,15 +124,7 @@ def register(server: CodnaMCP) -> None:
         ] = None,
         status: a.Status = None,
         kind: a.Kind = None,
-        suggestion_id: Annotated[
-            int | None,
-            Field(
-                description="One in full, with edits and diffs, such as 12 (give kind link for "
-                "a link's).",
-                strict=True,
-                json_schema_extra={"minimum": 1},
-            ),
-        ] = None,
+        suggestion_id: a.OneSuggestionId = None,
         limit: a.SuggestionsLimit = SUGGESTIONS.default,
         offset: a.Offset = 0,
     ) -> SuggestionList:
