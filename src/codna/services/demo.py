@@ -1,11 +1,24 @@
-"""The demo workspace: two people, an agent, decision records, raw sources, a few revisions."""
+"""The demo workspace: two people, an agent, decision records, raw sources, a few revisions,
+and what decision-check suggested when Ben ran it on the records (SPEC 6, ADR 0024)."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import sqlalchemy as sa
 
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, members, pages, suggestions, transfer
+from codna.services import (
+    access,
+    changes,
+    members,
+    outbox,
+    pages,
+    runs,
+    suggestions,
+    tokens,
+    transfer,
+)
 from codna.services.context import database
 from codna.services.members import Member
 from codna.storage.schema import members as members_table
@@ -13,7 +26,8 @@ from codna.storage.schema import members as members_table
 ADMIN_EMAIL = "ada@example.com"
 ADMIN_PASSWORD = "demo-password"
 EDITOR_EMAIL = "ben@example.com"
-AGENT_NAME = "decision-check"
+AGENT_NAME = "scribe"  # an agent member; decision-check is a routine, run as a person
+ROUTINE = "decision-check"
 SHOWCASE = "wiki:decisions/0001-markdown-pages"
 
 _RECORD = """\
@@ -79,6 +93,7 @@ def build_demo() -> Member:
     members.add_agent(ada, name=AGENT_NAME, responsible=[ADMIN_EMAIL])
     access.share(ada, address="wiki", member=EDITOR_EMAIL, level="write")
     access.share(ada, address="raw", member=EDITOR_EMAIL, level="read")
+    access.share(ada, address="output", member=EDITOR_EMAIL, level="write")  # run pages
     access.share(ada, address="wiki:decisions/", member=AGENT_NAME, level="read")
     ben = members.member_by_handle(EDITOR_EMAIL)
 
@@ -131,52 +146,84 @@ def build_demo() -> Member:
         documents=[transfer.Document("interview-notes.md", _SOURCE)],
         folder="raw:sources/",
     )
-    _agent_suggests(ada, ben, members.member_by_handle(AGENT_NAME))
+    _routine_suggests(ada, ben)
+    # The records were checked as they were built: the automation the demo adds afterwards
+    # watches the records written from then on, not these (no automation watches their events
+    # yet, so taking the next one marks them all done).
+    outbox.claim("demo", lease=timedelta(seconds=1))
     return ada
 
 
-def _agent_suggests(ada: Member, ben: Member, agent: Member) -> None:
-    """What decision-check left: one suggestion that applies, one gone stale, one rejected."""
-    suggestions.suggest_edit(
-        agent,
-        address=SHOWCASE,
-        edits=parse_edits(
-            [
-                {
-                    "op": "insert_before",
-                    "anchor": "## Consequences",
-                    "text": "## What changed\n\nPages moved from the shared drive into CoDNA.\n\n",
-                }
-            ]
-        ),
-        reason="A decision record says what changed; this one has no What changed section.",
+def _run_as(person: Member, address: str) -> tuple[int, Member]:
+    """A run of decision-check as `person` on `address`: its id, and who it acts as."""
+    started = runs.start_run(person, routine=ROUTINE, address=address)
+    return started.run.id, tokens.authenticate_token(started.secret).member
+
+
+def _finish(run_id: int, run: Member, *, address: str, made: list[tuple[int, str]]) -> None:
+    run_page = f"output:{ROUTINE}/runs/{run_id}"
+    lines = [f"# {ROUTINE}", "", f"Looked at [{address}]({address}).", "", "## Suggested", ""]
+    where = address.replace(":", "/", 1)
+    lines += [f"- [change {n}](/suggestions/{where}#change-{n}): {why}" for n, why in made]
+    pages.create_page(
+        run,
+        address=run_page,
+        title=f"{ROUTINE} run {run_id}",
+        body="\n".join(lines) + "\n",
+        tags=[ROUTINE],
     )
-    suggestions.suggest_edit(
-        agent,
-        address="wiki:decisions/0002-agents-suggest",
-        edits=parse_edits(
-            [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}]
-        ),
-        reason="The team adopted this on 2026-11-27; the status line still says Proposed.",
+    runs.finish_run(run_id, status="succeeded", run_page=run_page)
+
+
+def _suggest(run: Member, address: str, edits: list[dict[str, str]], reason: str) -> int:
+    made = suggestions.suggest_edit(run, address=address, edits=parse_edits(edits), reason=reason)
+    assert made.suggestion is not None
+    return made.suggestion.id
+
+
+def _routine_suggests(ada: Member, ben: Member) -> None:
+    """What decision-check suggested when Ben ran it on the two records: one change that
+    applies, one that Ben's later edit left behind, and one that Ada rejected."""
+    second = "wiki:decisions/0002-agents-suggest"
+    run_id, run = _run_as(ben, SHOWCASE)
+    applies = "A decision record says what changed; this one has no What changed section."
+    kept = _suggest(
+        run,
+        SHOWCASE,
+        [
+            {
+                "op": "insert_before",
+                "anchor": "## Consequences",
+                "text": "## What changed\n\nPages moved from the shared drive into CoDNA.\n\n",
+            }
+        ],
+        applies,
     )
+    deleting = "The Alternatives section names only one option; a record should list several."
+    rejected = _suggest(
+        run, SHOWCASE, [{"op": "delete_section", "heading": "Alternatives"}], deleting
+    )
+    _finish(run_id, run, address=SHOWCASE, made=[(kept, applies), (rejected, deleting)])
+    run_id, run = _run_as(ben, second)
+    adopted = "The team adopted this on 2026-11-27; the status line still says Proposed."
+    stale = _suggest(
+        run,
+        second,
+        [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Accepted"}],
+        adopted,
+    )
+    _finish(run_id, run, address=second, made=[(stale, adopted)])
     changes.edit_page(
         ben,
-        address="wiki:decisions/0002-agents-suggest",
+        address=second,
         edits=parse_edits(
             [{"op": "replace", "old": "**Status:** Proposed", "new": "**Status:** Under review"}]
         ),
         summary="It is under review, not accepted yet",
     )
-    rejected = suggestions.suggest_edit(
-        agent,
-        address=SHOWCASE,
-        edits=parse_edits([{"op": "delete_section", "heading": "Alternatives"}]),
-        reason="The Alternatives section names only one option; a record should list several.",
-    ).suggestion
-    assert rejected is not None
     suggestions.decide_edit_suggestion(
         ada,
-        suggestion_id=rejected.id,
+        suggestion_id=rejected,
         decision="reject",
         reason="One alternative is all we considered; say so rather than delete it.",
     )
