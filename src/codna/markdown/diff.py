@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from itertools import accumulate, repeat
+
+from codna.markdown.sections import scan_headings
 
 Opcode = tuple[str, int, int, int, int]
 Block = tuple[int, int, int]  # a run of equal items: (start in a, start in b, length)
@@ -394,13 +396,41 @@ def _lines_after(text: str, start: int, count: int) -> list[str]:
     return split_lines(text[start:end])
 
 
+class _SectionPaths:
+    """The heading path of the section each line of a text is in, from one scan of its
+    headings: `Decision > Limits` for a line under `## Limits` under `# Decision`."""
+
+    def __init__(self, text: str) -> None:
+        headings = scan_headings(text)
+        self._lines = [heading.line for heading in headings]
+        self._texts = [" ".join(heading.text.split()) for heading in headings]
+        self._parents: list[int] = []
+        open_headings: list[int] = []
+        for index, heading in enumerate(headings):
+            while open_headings and headings[open_headings[-1]].level >= heading.level:
+                open_headings.pop()
+            self._parents.append(open_headings[-1] if open_headings else -1)
+            open_headings.append(index)
+
+    def of_line(self, line: int) -> str:
+        """The path of the 0-based `line`; "" above the first heading."""
+        index = bisect_right(self._lines, line) - 1
+        path: list[str] = []
+        while index >= 0:
+            path.append(self._texts[index])
+            index = self._parents[index]
+        return " > ".join(reversed(path))
+
+
 def unified_diff(
     old: str, new: str, *, old_label: str = "before", new_label: str = "after", context: int = 3
 ) -> str:
     """The unified diff from `old` to `new` (`---`, `+++`, `@@` lines), "" if they are equal.
 
     One string of whole lines; a last line without a newline is followed by the line
-    `\\ No newline at end of file`.
+    `\\ No newline at end of file`. As git names a hunk's function, each `@@` line ends with
+    the heading path of the section the hunk's first line is in, in `old` (`@@ -18,3 +18,5 @@
+    Decision > Limits`); a hunk above the first heading names none.
     """
     if old == new:
         return ""
@@ -417,10 +447,13 @@ def unified_diff(
     # grouping keeps only its last `context` lines, which are the ones in the window.
     codes = _join(first, _middle_opcodes(old_middle, new_middle, first), len(after))
     out = [f"--- {old_label}\n", f"+++ {new_label}\n"]
+    paths = _SectionPaths(old)
     for group in _groups(codes, context):
         first_code, last_code = group[0], group[-1]
+        path = paths.of_line(first_code[1])
         out.append(
-            f"@@ -{_range(first_code[1], last_code[2])} +{_range(first_code[3], last_code[4])} @@\n"
+            f"@@ -{_range(first_code[1], last_code[2])} +{_range(first_code[3], last_code[4])} @@"
+            + (f" {path}\n" if path else "\n")
         )
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":

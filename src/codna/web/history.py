@@ -9,7 +9,14 @@ from fastapi import APIRouter, Form, Query, Request
 from markupsafe import Markup
 from starlette.responses import RedirectResponse, Response
 
-from codna.markdown.diff import line_opcodes, word_diff
+from codna.markdown.diff import line_opcodes
+from codna.markdown.diff_view import (
+    WORD_DIFF_LINE_CHARS,
+    WORD_DIFF_PAGE_CHARS,
+    Run,
+    whole,
+    word_runs,
+)
 from codna.services import pages, reverts, revisions
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
@@ -33,10 +40,6 @@ MADE_BY = {
     "import": "import",
 }
 CONTEXT = 3  # unchanged lines shown around each change
-# Word highlights cost a word-level match per pair of changed lines; past these sizes the
-# lines are shown whole (still marked removed and added), so a huge rewrite stays fast.
-WORD_DIFF_LINE_CHARS = 20_000
-WORD_DIFF_PAGE_CHARS = 200_000
 # Rows a diff page shows at most: past them, a page rewritten whole (100,000 changed lines for
 # 1 MB) would be some 14 MB of HTML and seconds of rendering for each reader who asks; the
 # page says how many changed lines it leaves out, and both versions can be read whole.
@@ -48,8 +51,6 @@ def _page_address(space: str, path: str) -> Address:
 
 
 # Diffs as rows ------------------------------------------------------------------------------
-
-Run = tuple[bool, str]  # (changed, text): a stretch of a line, highlighted if changed
 
 
 @dataclass(frozen=True)
@@ -65,31 +66,6 @@ class DiffLine:
     no_newline: bool = False  # the last line of its text, without a newline
 
 
-def _whole(line: str) -> tuple[Run, ...]:
-    return ((False, line.removesuffix("\n")),)
-
-
-def _merged(runs: list[Run]) -> tuple[Run, ...]:
-    out: list[Run] = []
-    for changed, text in runs:
-        if out and out[-1][0] == changed:
-            out[-1] = (changed, out[-1][1] + text)
-        else:
-            out.append((changed, text))
-    return tuple(out)
-
-
-def _word_runs(old: str, new: str) -> tuple[tuple[Run, ...], tuple[Run, ...]]:
-    """The old and the new line, with the words that changed between them marked. Lines
-    that share no word (white space aside) are left unmarked: all of each changed."""
-    runs = word_diff(old.removesuffix("\n"), new.removesuffix("\n"))
-    if not any(tag == "equal" and text.strip() for tag, text in runs):
-        return _whole(old), _whole(new)
-    removed = _merged([(tag == "delete", text) for tag, text in runs if tag != "insert"])
-    added = _merged([(tag == "insert", text) for tag, text in runs if tag != "delete"])
-    return removed, added
-
-
 def _unchanged(
     lines: list[str], span: tuple[int, int, int], *, first: bool, last: bool, context: int
 ) -> list[DiffLine]:
@@ -101,7 +77,7 @@ def _unchanged(
     def kept(i: int) -> DiffLine:
         line = lines[i]
         return DiffLine(
-            "same", i + 1, j1 + i - i1 + 1, _whole(line), no_newline=not line.endswith("\n")
+            "same", i + 1, j1 + i - i1 + 1, whole(line), no_newline=not line.endswith("\n")
         )
 
     if head + tail >= i2 - i1:
@@ -128,13 +104,13 @@ def diff_lines(old: str, new: str, *, context: int = CONTEXT) -> list[DiffLine]:
                 a, (i1, i2, j1), first=n == 0, last=n == len(codes) - 1, context=context
             )
             continue
-        removed = [_whole(line) for line in a[i1:i2]]
-        added = [_whole(line) for line in b[j1:j2]]
+        removed = [whole(line) for line in a[i1:i2]]
+        added = [whole(line) for line in b[j1:j2]]
         for k in range(min(len(removed), len(added))):
             size = len(a[i1 + k]) + len(b[j1 + k])
             if size <= WORD_DIFF_LINE_CHARS and size <= budget:
                 budget -= size
-                removed[k], added[k] = _word_runs(a[i1 + k], b[j1 + k])
+                removed[k], added[k] = word_runs(a[i1 + k], b[j1 + k])
         rows += [
             DiffLine("removed", old=i1 + k + 1, runs=runs, no_newline=not a[i1 + k].endswith("\n"))
             for k, runs in enumerate(removed)
