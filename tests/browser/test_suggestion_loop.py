@@ -77,9 +77,11 @@ def test_the_writer_previews_then_accepts_and_the_page_and_its_history_show_the_
 
     item = page.locator(f"#change-{made}")
     expect(item.locator(".reason")).to_contain_text("The new brand guide says teal.")
-    diff = item.locator("pre.diff")
-    expect(diff.locator(".del")).to_contain_text("-The brand colour is grey.")
-    expect(diff.locator(".add")).to_contain_text("+The brand colour is teal.")
+    changed = item.locator(".hunks .changed")
+    expect(changed).to_have_text("±The brand colour is greyteal.")
+    expect(changed.locator("del")).to_have_text("grey")
+    expect(changed.locator("ins")).to_have_text("teal")
+    expect(item.locator(".hunks .path")).to_have_text("Colours")
     screenshot(page, tmp_path, "inbox")
     screenshot(page, tmp_path, "diff", selector=f"#change-{made}")
 
@@ -219,13 +221,13 @@ def test_hostile_text_in_a_suggestion_shows_as_text_and_runs_nothing(
 
     item = f"#change-{suggestion_id}"
     shows_as_text(page, f"{item} .reason", HOSTILE)
-    shows_as_text(page, f"{item} pre.diff", HOSTILE)
+    shows_as_text(page, f"{item} .hunks", HOSTILE)
 
     page.goto(f"{server.base}/suggestions/{address.replace(':', '/', 1)}")
     shows_as_text(page, f"{item} .reason", HOSTILE)
 
     page.goto(f"{server.base}/inbox/changes/{suggestion_id}/preview")
-    shows_as_text(page, f"{item} pre.diff", HOSTILE)
+    shows_as_text(page, f"{item} .hunks", HOSTILE)
     # Rendered as Markdown, with raw HTML off: tags stay text (entities decoded to the text
     # they stand for), refused links show their text.
     raw_html = [html.unescape(text) for text in HOSTILE if text.startswith(("<", "&"))]

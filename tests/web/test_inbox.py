@@ -40,8 +40,8 @@ def test_an_editor_sees_who_suggested_what_and_why_as_a_diff(app: InProcessServe
     with signed_in(app, "writer") as writer:
         item = _item(writer.get("/inbox").text, made)
     assert "checker" in item and "(agent)" in item and "Friday is a holiday." in item
-    assert '<span class="del">-We ship on Friday.</span>' in item
-    assert '<span class="add">+We ship on Monday.</span>' in item
+    assert '<span class="path">Plan</span>' in item
+    assert '<span class="text">We ship on <del>Friday</del><ins>Monday</ins>.</span>' in item
     assert 'value="accept"' in item and 'value="reject"' in item
     with signed_in(app, "reader") as reader:
         assert f'id="change-{made}"' not in reader.get("/inbox").text

@@ -33,9 +33,19 @@ def _item(page: str, suggestion_id: int) -> str:
 
 
 def _diffs(item: str) -> dict[str, str]:
-    """The diffs an item shows, by their accessible names, as text."""
-    found = re.findall(r'<pre class="diff" aria-label="([^"]+)">(.*?)</pre>', item, re.S)
-    return {label: html.unescape(re.sub(r"<[^>]+>", "", text)) for label, text in found}
+    """The diffs an item shows, by their accessible names, as text: a line a row, each row
+    its mark ("−" removed, "+" added, "±" changed, " " kept) and its text, the changed words
+    of a changed row in [-deleted-] and {+inserted+}."""
+    found = re.findall(r'<figure class="hunks" aria-label="([^"]+)">(.*?)</figure>', item, re.S)
+    diffs = {}
+    for label, markup in found:
+        rows = re.findall(r'<div class="line \w+">(.*?)</div>', markup, re.S)
+        marked = [re.sub(r"</?(del|ins)>", lambda tag: _MARKS[tag.group(0)], row) for row in rows]
+        diffs[label] = "".join(html.unescape(re.sub(r"<[^>]+>", "", row)) + "\n" for row in marked)
+    return diffs
+
+
+_MARKS = {"<del>": "[-", "</del>": "-]", "<ins>": "{+", "</ins>": "+}"}
 
 
 def test_a_moved_on_suggestion_shows_what_accepting_would_do_now_beside_the_note(
@@ -60,11 +70,10 @@ def test_a_moved_on_suggestion_shows_what_accepting_would_do_now_beside_the_note
         "The change as suggested, as a diff",
     }
     now_diff = diffs["What accepting does now, as a diff"]
-    assert f"--- {address} v2\n+++ {address} v3\n" in now_diff
-    assert "-We ship on Friday.\n+We ship on Monday.\n" in now_diff
+    assert "±We ship on [-Friday-]{+Monday+}.\n" in now_diff
     assert " The very end.\n" in now_diff
     then_diff = diffs["The change as suggested, as a diff"]
-    assert f"--- {address} v1\n" in then_diff and " The end.\n" in then_diff
+    assert "±We ship on [-Friday-]{+Monday+}.\n" in then_diff and " The end.\n" in then_diff
     assert 'value="accept"' in item
 
 
@@ -103,4 +112,4 @@ def test_the_preview_of_a_moved_on_suggestion_shows_the_diff_of_now_too(
         answer = writer.get(f"/inbox/changes/{made}/preview")
     assert answer.status_code == 200
     now_diff = _diffs(answer.text)["What accepting does now, as a diff"]
-    assert "+We ship on Monday.\n" in now_diff
+    assert "±We ship on [-Friday-]{+Monday+}.\n" in now_diff

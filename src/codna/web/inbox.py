@@ -15,6 +15,7 @@ from markupsafe import Markup
 from sse_starlette import EventSourceResponse
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from codna.markdown.diff_view import read_hunks
 from codna.markdown.render import render as render_markdown
 from codna.services import inbox, links, suggestions
 from codna.services.inbox import Inbox
@@ -22,10 +23,14 @@ from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion
 from codna.services.suggestions import Preview
 from codna.web.forms import FormRoute
-from codna.web.templating import page_url, render
+from codna.web.templating import page_url, render, templates
 from codna.web.visitor import Seen
 
 router = APIRouter(include_in_schema=False, route_class=FormRoute)
+
+# A suggestion's card (in the inbox, on its page and in its preview) shows its stored diff
+# hunk by hunk, under the heading path of each, the words that changed marked in the line.
+templates.env.globals["diff_hunks"] = read_hunks
 
 
 @dataclass(frozen=True)
