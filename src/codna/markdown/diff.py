@@ -8,6 +8,8 @@ two decisions of ours:
   line. For text without those the lines are the same.
 - **A last line without a newline** is printed as `git diff` prints it: the line, a newline,
   and the marker line `\\ No newline at end of file`.
+- **Each hunk names its section**, as `git diff` names a hunk's function: its `@@` line ends
+  with the heading path of the section its first line is in, in the old text.
 
 The lines both versions begin and end with are cut off before difflib runs (found by
 comparing the strings in blocks, then backing up to a line boundary), so a one-paragraph
