@@ -158,6 +158,10 @@ def suggestion_loop(server: Server, long_form: bool) -> type[APIStateMachine]:
 
         def setup(self) -> None:
             self.page = unique_page(server, headers)
+            # The newest of the writer's suggestions, which the list's links follow, is always
+            # one of this example's own, waiting: what the links reach does not depend on
+            # what earlier examples left, so a replayed prefix draws as it did.
+            suggest_waiting(server, headers, self.page)
 
         def get_call_kwargs(self, case: Case) -> dict[str, Any]:
             return {"headers": headers, "timeout": 30}
@@ -195,6 +199,17 @@ def unique_page(server: Server, headers: dict[str, str]) -> str:
         made = client.post("/api/v1/pages", json={"address": address, "title": "Stateful"})
     assert made.status_code == 201, made.text
     return address
+
+
+def suggest_waiting(server: Server, headers: dict[str, str], page: str) -> None:
+    body = {
+        "address": page,
+        "reason": "Why.",
+        "edits": [{"op": "append", "text": f"Line {uuid.uuid4().hex}."}],
+    }
+    with httpx.Client(base_url=server.base, headers=headers, timeout=30) as client:
+        made = client.post("/api/v1/suggestions", json=body)
+    assert made.status_code == 201, made.text
 
 
 def withdraw_waiting(server: Server, headers: dict[str, str]) -> None:
