@@ -28,20 +28,7 @@ def page_url(address: str | Address, *, view: str = "p") -> str:
     return f"/{view}/{where.space}/{quote(where.path)}"
 
 
-def diff_lines(diff: str) -> list[tuple[str, str]]:
-    """A unified diff's lines, each with its kind: `file`, `hunk`, `add`, `del` or `same`."""
-    kinds = {"@": "hunk", "+": "add", "-": "del"}
-    lines = []
-    for line in diff.splitlines():
-        if line.startswith(("+++ ", "--- ")):
-            lines.append(("file", line))
-        else:
-            lines.append((kinds.get(line[:1], "same"), line))
-    return lines
-
-
 templates.env.globals["page_url"] = page_url
-templates.env.globals["diff_lines"] = diff_lines
 
 
 def render(
