@@ -28,6 +28,7 @@ from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
 from codna.web import admin as web_admin
 from codna.web import api_docs as web_api_docs
+from codna.web import cards as web_cards
 from codna.web import editing as web_editing
 from codna.web import errors as web_errors
 from codna.web import history as web_history
@@ -133,6 +134,7 @@ def create_app(settings: Settings | None = None, *, worker: bool | None = None) 
         web_editing.router,
         web_history.router,
         web_inbox.router,
+        web_cards.router,
         web_admin.router,
     ):
         web.include_router(router)

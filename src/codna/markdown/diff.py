@@ -297,6 +297,12 @@ def _opcodes(blocks: list[Block], len_a: int, len_b: int) -> list[Opcode]:
     return codes
 
 
+def opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
+    """difflib's get_opcodes from `a` to `b`, any items, matched within the same bound as
+    lines are (coarser past it, never slower)."""
+    return _opcodes(_matching_blocks(a, b), len(a), len(b))
+
+
 def _middle_opcodes(old_lines: list[str], new_lines: list[str], offset: int) -> list[Opcode]:
     blocks = _matching_blocks(old_lines, new_lines)
     return [

@@ -23,7 +23,13 @@ from codna.services.limits import INBOX, PENDING, check_limit, check_offset, is_
 from codna.services.members import Member, names
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import LinkRow, SuggestionRow
-from codna.storage.schema import edit_suggestions, link_suggestions, notifications, pages
+from codna.storage.schema import (
+    edit_suggestions,
+    link_suggestions,
+    notifications,
+    outbox,
+    pages,
+)
 
 KINDS = ("link", "change")
 
@@ -67,6 +73,8 @@ class Notification:
     suggestion_id: int | None
     created_at: datetime
     read: bool
+    suggested_because: str | None = None  # the reason the suggestion gave
+    accepted_version: int | None = None  # the version accepting it made
 
 
 @dataclass(frozen=True)
@@ -209,8 +217,24 @@ def inbox(
         waiting = _pending(conn, rights(conn, actor), kind=None, limit=limit, offset=0, since=since)
         rows = (
             conn.execute(
-                sa.select(notifications, pages.c.space, pages.c.path)
+                sa.select(
+                    notifications,
+                    pages.c.space,
+                    pages.c.path,
+                    sa.func.coalesce(edit_suggestions.c.reason, link_suggestions.c.reason).label(
+                        "suggested_because"
+                    ),
+                    sa.func.coalesce(
+                        edit_suggestions.c.accepted_version, link_suggestions.c.accepted_version
+                    ).label("accepted_version"),
+                )
                 .join(pages, pages.c.id == notifications.c.page_id)
+                .outerjoin(
+                    edit_suggestions, edit_suggestions.c.id == notifications.c.edit_suggestion_id
+                )
+                .outerjoin(
+                    link_suggestions, link_suggestions.c.id == notifications.c.link_suggestion_id
+                )
                 .where(*kept)
                 .order_by(
                     notifications.c.read_at.is_not(None),
@@ -240,6 +264,8 @@ def inbox(
             suggestion_id=r["edit_suggestion_id"] or r["link_suggestion_id"],
             created_at=r["created_at"],
             read=r["read_at"] is not None,
+            suggested_because=r["suggested_because"],
+            accepted_version=r["accepted_version"] if r["status"] == "accepted" else None,
         )
         for r in rows
     )
@@ -271,9 +297,11 @@ def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
 def concerns(member: Member, event: Event) -> bool:
     """Whether a change wakes this member's inbox: a suggestion they made or decide on, or a
     notification of theirs. Computed from the grants as they are now."""
-    if event.table not in ("notifications", "link_suggestions", "edit_suggestions"):
-        return False  # a page's event for the workers, say: no inbox reads it
+    if event.table not in ("notifications", "link_suggestions", "edit_suggestions", "outbox"):
+        return False
     with database().read() as conn:
+        if event.table == "outbox":  # a page changed: a suggestion on it may apply no more
+            return _waits_on_changed_page(conn, member, event.id)
         if event.table == "notifications":
             owner = conn.execute(
                 sa.select(notifications.c.member_id).where(notifications.c.id == event.id)
@@ -294,6 +322,23 @@ def concerns(member: Member, event: Event) -> bool:
         if row.suggester_id == member.id:
             return True
         return rights(conn, member).can_decide(row.space, row.path, row.created_by)
+
+
+def _waits_on_changed_page(conn: Connection, member: Member, outbox_id: int) -> bool:
+    """Whether a suggested change waits on the page of outbox event `outbox_id` that `member`
+    made or decides on."""
+    waiting = conn.execute(
+        sa.select(edit_suggestions.c.suggester_id, pages.c.space, pages.c.path, pages.c.created_by)
+        .select_from(outbox.join(pages, pages.c.id == outbox.c.page_id))
+        .join(edit_suggestions, edit_suggestions.c.page_id == pages.c.id)
+        .where(outbox.c.id == outbox_id, edit_suggestions.c.status == "pending")
+    ).all()
+    if not waiting:
+        return False
+    if any(row.suggester_id == member.id for row in waiting):
+        return True
+    row = waiting[0]
+    return rights(conn, member).can_decide(row.space, row.path, row.created_by)
 
 
 async def changes_for(

@@ -13,6 +13,7 @@ from the bodies the check reads anyway (at most one statement for any number of 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,14 @@ from codna.storage.database import after_commit, is_writing
 from codna.storage.records import PageHead, PageRow, SuggestionRow
 from codna.storage.schema import pages, suggestion_checks
 
+# The fact in a refusal's message, without the advice to its suggester that follows it.
+_WHAT_CHANGED = re.compile(
+    r"(?:Edit \d+ \(\w+\): )?(?P<what>.*?)"
+    r"(?:;? only rejecting is left\.| Copy it exactly| Did you mean| Include more| Say which"
+    r"| Add its level| Only rejecting is left\.|$)",
+    re.DOTALL,
+)
+
 
 @dataclass(frozen=True)
 class NotApplying:
@@ -37,7 +46,17 @@ class NotApplying:
     edit_index: int | None
     op: str | None
     reason: str
-    message: str
+    message: str  # as the suggester reads it, with what to do to suggest it again
+
+    def to_editor(self) -> str:
+        """Why, as whoever decides reads it: what on the page changed, and what is left."""
+        found = _WHAT_CHANGED.match(self.message)
+        what = (found.group("what") if found else self.message).rstrip(";. ")
+        return (
+            f"The page changed after this was suggested: {what[:1].lower()}{what[1:]}. "
+            "Accepting cannot guess where it went, so only Reject is left; the suggester can "
+            "suggest it again against the page as it is now."
+        )
 
 
 def change_of(row: SuggestionRow) -> Change:

@@ -21,7 +21,7 @@ from codna.services.access import Rights
 from codna.services.addresses import Address
 from codna.services.suggestion_checks import NotApplying, Now, checks_for
 from codna.storage.records import Decided, LinkRow, PageHead, PageRow, SuggestionRow
-from codna.storage.schema import members, pages
+from codna.storage.schema import agent_responsibles, members, pages
 
 # A page as a suggestion's view needs it: everything but the body, read only where a check
 # has to be worked out anew.
@@ -51,6 +51,7 @@ class Suggestion:
     reason: str
     suggester: str
     suggester_kind: str
+    suggester_for: tuple[str, ...]  # an agent's: the people responsible for it
     via: str | None
     status: str
     decided_by: str | None
@@ -73,19 +74,36 @@ class Suggestion:
 class _Who:
     name: str
     kind: str
+    responsible: tuple[str, ...] = ()
 
 
 _IDS: sa.BindParameter[list[int]] = sa.bindparam("ids", expanding=True)
-_WHO = sa.select(members.c.id, members.c.name, members.c.kind).where(members.c.id.in_(_IDS))
+_RESPONSIBLE = members.alias("responsible")
+_WHO = (
+    sa.select(members.c.id, members.c.name, members.c.kind, _RESPONSIBLE.c.name.label("person"))
+    .select_from(
+        members.outerjoin(
+            agent_responsibles, agent_responsibles.c.agent_id == members.c.id
+        ).outerjoin(_RESPONSIBLE, _RESPONSIBLE.c.id == agent_responsibles.c.person_id)
+    )
+    .where(members.c.id.in_(_IDS))
+    .order_by(members.c.id, _RESPONSIBLE.c.name)
+)
 _HEADS = sa.select(*PAGE_COLUMNS).where(pages.c.id.in_(_IDS))
 
 
 def who(conn: Connection, ids: set[int] | set[int | None]) -> dict[int, _Who]:
-    """Members' names and kinds by id, in one statement."""
+    """Members' names and kinds by id, and the people responsible for each agent among them,
+    in one statement."""
     wanted = sorted(i for i in ids if i is not None)
     if not wanted:
         return {}
-    return {r.id: _Who(r.name, r.kind) for r in conn.execute(_WHO, {"ids": wanted})}
+    found: dict[int, _Who] = {}
+    for r in conn.execute(_WHO, {"ids": wanted}):
+        known = found.get(r.id)
+        responsible = (*known.responsible, r.person) if known else (r.person,)
+        found[r.id] = _Who(r.name, r.kind, tuple(p for p in responsible if p is not None))
+    return found
 
 
 def page_heads(conn: Connection, page_ids: set[int]) -> dict[int, PageHead]:
@@ -186,6 +204,7 @@ def _view(
         reason=row.reason,
         suggester=suggester.name,
         suggester_kind=suggester.kind,
+        suggester_for=suggester.responsible,
         via=change.via if change else None,
         status=row.status,
         decided_by=decider.name if decider else None,

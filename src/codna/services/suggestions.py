@@ -220,6 +220,7 @@ class Preview:
     title: str
     tags: tuple[str, ...]
     body: str
+    body_now: str  # the page's body as it is now, before accepting
 
 
 def preview_suggestion(actor: Member, *, suggestion_id: int) -> Preview:
@@ -229,7 +230,7 @@ def preview_suggestion(actor: Member, *, suggestion_id: int) -> Preview:
         row, page, mine = decisions.access_item(conn, actor, CHANGES, suggestion_id)
         after = apply_suggestion(page, row)
         [view] = views(conn, [row], mine, page=page)
-        return Preview(view, after.title, after.tags, after.body)
+        return Preview(view, after.title, after.tags, after.body, page.body)
 
 
 def list_suggestions(

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from codna.services import pages, search, suggestions
 from codna.services.addresses import Address, parse_address
+from codna.services.limits import SUGGESTIONS
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.services.search import SearchHit
@@ -101,11 +102,20 @@ async def find(
 class Listed:
     member: Member
     where: Address
-    items: list[Suggestion]
+    waiting: list[Suggestion]
+    decided: list[Suggestion]
+
+
+DECIDED_SHOWN = 20
 
 
 def _suggestions(member: Member, where: Address) -> Listed:
-    return Listed(member, where, suggestions.list_suggestions(member, address=str(where)))
+    address = str(where)
+    waiting = suggestions.list_suggestions(member, address=address, status="pending", diff_now=True)
+    shown = min(DECIDED_SHOWN + len(waiting), SUGGESTIONS.most)
+    latest = suggestions.list_suggestions(member, address=address, limit=shown)
+    decided = [s for s in latest if s.status != "pending"][:DECIDED_SHOWN]
+    return Listed(member, where, waiting, decided)
 
 
 @router.get("/suggestions/{space}/{path:path}")
@@ -114,5 +124,11 @@ async def page_suggestions(request: Request, seen: Seen, space: str, path: str) 
     where = parse_address(f"{space}:{path}", want="page")
     listed = await seen.run(_suggestions, where)
     return render(
-        request, seen, "suggestions.html", member=listed.member, listed=listed, crumbs=crumbs(where)
+        request,
+        seen,
+        "suggestions.html",
+        member=listed.member,
+        listed=listed,
+        crumbs=crumbs(where),
+        back=request.url.path,
     )
