@@ -38,3 +38,12 @@ def signed_in(app: InProcessServer, role: str) -> Iterator[httpx.Client]:
         )
         assert answer.status_code == 303, answer.text
         yield client
+
+
+def card_of(html: str, suggestion_id: int, kind: str = "change") -> str:
+    """The inside of a suggestion's card on a page (its `<li>`), for asserting on."""
+    found = re.search(
+        rf'<li class="item[^"]*" id="{kind}-{suggestion_id}"[^>]*>(.*?)</li>', html, re.S
+    )
+    assert found, html[:2000]
+    return found.group(1)

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tests.conftest import InProcessServer, unique
-from tests.web.conftest import csrf_of, signed_in
+from tests.web.conftest import card_of, csrf_of, signed_in
 
 
 def _suggest(app: InProcessServer, address: str, old: str, new: str, reason: str) -> int:
@@ -27,18 +27,12 @@ def _page(app: InProcessServer, address: str) -> dict[str, Any]:
     return page
 
 
-def _item(html: str, suggestion_id: int) -> str:
-    found = re.search(rf'<li class="item" id="change-{suggestion_id}">(.*?)</li>', html, re.S)
-    assert found, html[:2000]
-    return found.group(1)
-
-
 def test_an_editor_sees_who_suggested_what_and_why_as_a_diff(app: InProcessServer) -> None:
     address = unique()
     app.create_page(address, "# Plan\n\nWe ship on Friday.\n", title="Plan")
     made = _suggest(app, address, "on Friday", "on Monday", "Friday is a holiday.")
     with signed_in(app, "writer") as writer:
-        item = _item(writer.get("/inbox").text, made)
+        item = card_of(writer.get("/inbox").text, made)
     assert "checker" in item and "(agent)" in item and "Friday is a holiday." in item
     assert '<span class="path">Plan</span>' in item
     assert '<span class="text">We ship on <del>Friday</del><ins>Monday</ins>.</span>' in item
@@ -56,7 +50,7 @@ def test_the_preview_shows_the_page_as_accepting_would_leave_it_and_saves_nothin
     with signed_in(app, "writer") as writer:
         answer = writer.get(f"/inbox/changes/{made}/preview")
     assert answer.status_code == 200
-    assert "Colour is teal." in answer.text
+    assert "Colour is <del>grey</del><ins>teal</ins>." in answer.text
     assert _page(app, address)["version"] == 1
 
 
@@ -92,7 +86,7 @@ def test_deciding_with_htmx_answers_the_decided_item_in_place(app: InProcessServ
             headers={"HX-Request": "true"},
         )
     assert answer.status_code == 200
-    assert f'id="change-{made}"' in answer.text and "is accepted: version 2" in answer.text
+    assert f'id="change-{made}"' in answer.text and "is accepted in version 2" in answer.text
     # The same said in the inbox's status line, outside the lists a live refresh replaces.
     assert 'id="settled"' in answer.text and 'hx-swap-oob="true"' in answer.text
 
@@ -121,7 +115,7 @@ def test_a_suggestion_that_no_longer_applies_offers_only_reject(app: InProcessSe
     made = _suggest(app, address, "is 10", "is 20", "Raise it.")
     app.edit_page(address, [{"op": "replace", "old": "is 10", "new": "is 15"}])
     with signed_in(app, "writer") as writer:
-        item = _item(writer.get("/inbox").text, made)
+        item = card_of(writer.get("/inbox").text, made)
     assert "No longer applies" in item
     assert 'value="reject"' in item and 'value="accept"' not in item and "Preview" not in item
 
@@ -145,7 +139,7 @@ def test_script_in_a_suggestion_is_shown_as_text(app: InProcessServer) -> None:
     made = _suggest(app, address, "Plain words.", f"Plain {payload} words.", f"Why {payload}")
     with signed_in(app, "writer") as writer:
         html = writer.get("/inbox").text
-    item = _item(html, made)
+    item = card_of(html, made)
     assert "<script>" not in item and "&lt;script&gt;alert(1)&lt;/script&gt;" in item
     assert re.search(r"<[^>]*\sonerror\s*=", item) is None
 
@@ -161,8 +155,8 @@ def test_a_page_tells_its_editors_what_waits_and_its_readers_nothing(
     with signed_in(app, "writer") as writer:
         page = writer.get(path).text
         listed = writer.get("/suggestions/" + address.replace(":", "/", 1)).text
-    assert "2 suggested changes waiting" in page
-    assert listed.count('<li class="item"') == 2
+    assert "Review 2 suggested changes waiting" in page
+    assert listed.count('<li class="item card"') == 2
     with signed_in(app, "reader") as reader:
         seen = reader.get(path).text
     assert "waiting" not in seen and "Shorter" not in seen
@@ -181,11 +175,11 @@ def test_a_suggester_sees_their_own_suggestions_on_the_page_and_withdraws_one(
     path = "/p/" + address.replace(":", "/", 1)
     with signed_in(app, "reader") as reader:
         page = reader.get(path)
-        item = _item(page.text, made)
+        item = card_of(page.text, made)
         assert "Status:</span> waiting" in item and "Withdraw" in item and "Accept" not in item
         answer = reader.post(f"/inbox/changes/{made}/withdraw", data={"csrf": csrf_of(page)})
         assert answer.status_code == 303
-        again = _item(reader.get(path).text, made)
+        again = card_of(reader.get(path).text, made)
     assert "Status:</span> withdrawn" in again and "Withdraw" not in again
 
 
@@ -200,4 +194,5 @@ def test_the_header_count_says_how_much_waits_and_the_page_listens_for_changes(
         after = int(writer.get("/inbox/count").text or 0)
         page = writer.get("/inbox").text
     assert after == before + 1
-    assert 'sse-connect="/inbox/events"' in page and 'hx-trigger="sse:inbox"' in page
+    assert 'sse-connect="/inbox/events"' in page and 'hx-trigger="load, sse:inbox"' in page
+    assert 'data-live="/inbox"' in page and "/static/inbox.js" in page

@@ -9,7 +9,7 @@ import html
 import re
 
 from tests.conftest import InProcessServer, unique
-from tests.web.conftest import signed_in
+from tests.web.conftest import card_of, signed_in
 
 BODY = "# Plan\n\nWe ship on Friday.\n\nThe end.\n"
 
@@ -24,12 +24,6 @@ def _suggest(app: InProcessServer, address: str, old: str, new: str) -> int:
     assert made.status_code == 201, made.text
     suggestion_id: int = made.json()["suggestion"]["id"]
     return suggestion_id
-
-
-def _item(page: str, suggestion_id: int) -> str:
-    found = re.search(rf'<li class="item" id="change-{suggestion_id}">(.*?)</li>', page, re.S)
-    assert found, page[:2000]
-    return found.group(1)
 
 
 def _diffs(item: str) -> dict[str, str]:
@@ -56,23 +50,23 @@ def test_a_moved_on_suggestion_shows_what_accepting_would_do_now_beside_the_note
     made = _suggest(app, address, "on Friday", "on Monday")
     app.edit_page(address, [{"op": "replace", "old": "The end.", "new": "The very end."}])
     with signed_in(app, "writer") as writer:
-        item = _item(writer.get("/inbox").text, made)
+        item = card_of(writer.get("/inbox").text, made)
     note = item.index('<p class="note">')
-    now = item.index('<section class="diff-now"')
-    then = item.index('<section class="diff-then"')
-    assert note < now < then, "the diff of now follows the note, the diff as written after"
+    now = item.index('aria-label="What accepting does now"')
+    then = item.index('<details class="diff-then">')
+    assert note < now < then, "the diff of now follows the note, the diff as written a click away"
     assert "Accepting applies the edits to version 2." in item
     assert "What accepting does to version 2, the page as it is now" in item
-    assert "As suggested, against version 1" in item
+    assert "The change as suggested, against version 1</summary>" in item
     diffs = _diffs(item)
     assert set(diffs) == {
-        "What accepting does now, as a diff",
-        "The change as suggested, as a diff",
+        "What accepting does now",
+        "The change as suggested",
     }
-    now_diff = diffs["What accepting does now, as a diff"]
+    now_diff = diffs["What accepting does now"]
     assert "±We ship on [-Friday-]{+Monday+}.\n" in now_diff
     assert " The very end.\n" in now_diff
-    then_diff = diffs["The change as suggested, as a diff"]
+    then_diff = diffs["The change as suggested"]
     assert "±We ship on [-Friday-]{+Monday+}.\n" in then_diff and " The end.\n" in then_diff
     assert 'value="accept"' in item
 
@@ -84,9 +78,9 @@ def test_a_suggestion_on_a_page_that_has_not_moved_on_shows_one_diff(
     app.create_page(address, BODY, title="Plan")
     made = _suggest(app, address, "on Friday", "on Monday")
     with signed_in(app, "writer") as writer:
-        item = _item(writer.get("/inbox").text, made)
-    assert list(_diffs(item)) == ["The change as a diff"]
-    assert 'class="diff-now"' not in item and 'class="note"' not in item
+        item = card_of(writer.get("/inbox").text, made)
+    assert list(_diffs(item)) == ["The change"]
+    assert "diff-then" not in item and 'class="note"' not in item
 
 
 def test_a_suggestion_that_no_longer_applies_shows_no_diff_of_now(app: InProcessServer) -> None:
@@ -95,9 +89,9 @@ def test_a_suggestion_that_no_longer_applies_shows_no_diff_of_now(app: InProcess
     made = _suggest(app, address, "on Friday", "on Monday")
     app.edit_page(address, [{"op": "replace", "old": "on Friday", "new": "on Sunday"}])
     with signed_in(app, "writer") as writer:
-        item = _item(writer.get("/inbox").text, made)
+        item = card_of(writer.get("/inbox").text, made)
     assert "No longer applies" in item
-    assert list(_diffs(item)) == ["The change as a diff"]
+    assert list(_diffs(item)) == ["The change as suggested"]
     assert 'value="accept"' not in item
 
 
@@ -111,5 +105,5 @@ def test_the_preview_of_a_moved_on_suggestion_shows_the_diff_of_now_too(
     with signed_in(app, "writer") as writer:
         answer = writer.get(f"/inbox/changes/{made}/preview")
     assert answer.status_code == 200
-    now_diff = _diffs(answer.text)["What accepting does now, as a diff"]
+    now_diff = _diffs(answer.text)["What accepting does now"]
     assert "±We ship on [-Friday-]{+Monday+}.\n" in now_diff

@@ -3,10 +3,8 @@ heading path of its section, the words removed and inserted marked inside the li
 
 from __future__ import annotations
 
-import re
-
 from tests.conftest import InProcessServer, unique
-from tests.web.conftest import signed_in
+from tests.web.conftest import card_of, signed_in
 
 BODY = (
     "# Decision\n\nWe decided.\n\n## Limits\n\nThese hold for everyone.\n\n"
@@ -29,9 +27,7 @@ def test_the_card_of_a_one_word_change_marks_just_those_words_under_the_heading_
     suggestion_id = made.json()["suggestion"]["id"]
     with signed_in(app, "writer") as writer:
         page = writer.get("/inbox").text
-    found = re.search(rf'<li class="item" id="change-{suggestion_id}">(.*?)</li>', page, re.S)
-    assert found, page[:2000]
-    card = found.group(1)
+    card = card_of(page, suggestion_id)
     assert '<span class="path">Decision &gt; Limits</span>' in card
     assert (
         '<div class="line changed"><span class="mark" aria-hidden="true">±</span>'
