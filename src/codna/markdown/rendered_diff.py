@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from codna.markdown.diff import opcodes
+from codna.markdown.diff import Opcode, opcodes
 
 # A tag (quoted attribute values may hold ">"), or a run of text.
 _TOKEN = re.compile(r"""<(?:[^>"']|"[^"]*"|'[^']*')*>|[^<]+""")
@@ -113,10 +113,39 @@ def _marked(tokens: Sequence[str], mark: str, keep_tags: bool) -> Iterator[str]:
     yield from flush()
 
 
+# How far a deleted or inserted run may slide to hold whole elements.
+_SLIDE = 16
+
+
+def _slid(codes: list[Opcode], old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
+    """The opcodes with each run only deleted or only inserted slid back over the equal run
+    before it, as far as the same tokens allow, until it holds whole elements: a deleted
+    list item is `<li>two</li>`, not `two</li><li>`."""
+    codes = list(codes)
+    for at in range(1, len(codes) - 1):
+        tag, i1, i2, j1, j2 = codes[at]
+        before, after = codes[at - 1], codes[at + 1]
+        if tag not in ("delete", "insert") or before[0] != "equal" or after[0] != "equal":
+            continue
+        side, lo, hi = (old, i1, i2) if tag == "delete" else (new, j1, j2)
+        shift = 0
+        while (
+            not _balanced(side[lo - shift : hi - shift])
+            and shift < min(_SLIDE, before[2] - before[1])
+            and side[lo - shift - 1] == side[hi - shift - 1]
+        ):
+            shift += 1
+        if shift and _balanced(side[lo - shift : hi - shift]):
+            codes[at - 1] = ("equal", before[1], before[2] - shift, before[3], before[4] - shift)
+            codes[at] = (tag, i1 - shift, i2 - shift, j1 - shift, j2 - shift)
+            codes[at + 1] = ("equal", after[1] - shift, after[2], after[3] - shift, after[4])
+    return codes
+
+
 def _merge(old: Sequence[str], new: Sequence[str]) -> str:
     """Changed blocks, tag by tag and word by word, in the new blocks' structure."""
     out: list[str] = []
-    for tag, i1, i2, j1, j2 in opcodes(old, new):
+    for tag, i1, i2, j1, j2 in _slid(opcodes(old, new), old, new):
         if tag == "equal":
             out += new[j1:j2]
             continue
