@@ -294,14 +294,17 @@ def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
         return len(changed)
 
 
-def concerns(member: Member, event: Event) -> bool:
+def concerns(member: Member, event: Event, *, pages_too: bool = False) -> bool:
     """Whether a change wakes this member's inbox: a suggestion they made or decide on, or a
-    notification of theirs. Computed from the grants as they are now."""
-    if event.table not in ("notifications", "link_suggestions", "edit_suggestions", "outbox"):
-        return False
-    with database().read() as conn:
-        if event.table == "outbox":  # a page changed: a suggestion on it may apply no more
+    notification of theirs; with `pages_too`, also a change to a page on which a suggested
+    change of theirs, or one they decide on, waits (it may no longer apply). Computed from the
+    grants as they are now."""
+    if event.table == "outbox" and pages_too:
+        with database().read() as conn:
             return _waits_on_changed_page(conn, member, event.id)
+    if event.table not in ("notifications", "link_suggestions", "edit_suggestions"):
+        return False  # a page's event for the workers, say
+    with database().read() as conn:
         if event.table == "notifications":
             owner = conn.execute(
                 sa.select(notifications.c.member_id).where(notifications.c.id == event.id)
@@ -342,11 +345,12 @@ def _waits_on_changed_page(conn: Connection, member: Member, outbox_id: int) -> 
 
 
 async def changes_for(
-    member: Member, stopped: Callable[[], Awaitable[bool]]
+    member: Member, stopped: Callable[[], Awaitable[bool]], *, pages_too: bool = False
 ) -> AsyncIterator[Event | None]:
-    """The changes that concern `member`'s inbox, as they happen, until `stopped()` says so:
-    first None, once the subscription is live (nothing from then on is missed), then each
-    event that concerns the member. The database is read in the thread pool."""
+    """The changes that concern `member`'s inbox (`concerns`), as they happen, until
+    `stopped()` says so: first None, once the subscription is live (nothing from then on is
+    missed), then each event that concerns the member. The database is read in the thread
+    pool."""
     with events.bus.subscribe() as queue:
         with anyio.move_on_after(10):  # looked at, not waited on in a thread: those do work
             while not events.bus.listening.is_set():
@@ -355,5 +359,6 @@ async def changes_for(
         while not await stopped():
             with anyio.move_on_after(1):
                 event = await queue.get()
-                if await anyio.to_thread.run_sync(concerns, member, event):
+                wakes = functools.partial(concerns, member, event, pages_too=pages_too)
+                if await anyio.to_thread.run_sync(wakes):
                     yield event

@@ -94,7 +94,8 @@ async def live(request: Request, seen: Seen) -> EventSourceResponse:
     member = await seen.run(lambda member: member)
 
     async def stream() -> AsyncIterator[dict[str, str]]:
-        async for event in inbox.changes_for(member, request.is_disconnected):
+        # The cards show whether a suggestion still applies: a change to its page wakes too.
+        async for event in inbox.changes_for(member, request.is_disconnected, pages_too=True):
             yield {"event": "ready" if event is None else "inbox", "data": ""}
 
     return EventSourceResponse(stream(), ping=15)
