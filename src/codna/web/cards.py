@@ -17,6 +17,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from markupsafe import Markup
+from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
 from codna.errors import CodnaError, NoLongerApplies, NotFound, Unauthenticated
@@ -100,11 +101,34 @@ class Card:
     item: Suggestion
 
 
-def _read(kind: str) -> Callable[[Member, int], Card]:
-    read = suggestions.read_suggestion if kind == "change" else links.read_link
+@dataclass(frozen=True)
+class Kind:
+    """What the web does with suggestions of one kind, named in its addresses' plural."""
 
+    read: Callable[..., Suggestion]
+    decide: Callable[..., Suggestion]
+    withdraw: Callable[..., Suggestion]
+
+
+KINDS = {
+    "changes": Kind(
+        suggestions.read_suggestion,
+        suggestions.decide_edit_suggestion,
+        suggestions.withdraw_suggestion,
+    ),
+    "links": Kind(links.read_link, links.decide_link, links.withdraw_link),
+}
+
+
+def _kind(plural: str) -> Kind:
+    if plural not in KINDS:
+        raise HTTPException(404)
+    return KINDS[plural]
+
+
+def _read(kind: Kind) -> Callable[[Member, int], Card]:
     def card(member: Member, suggestion_id: int) -> Card:
-        return Card(member, read(member, suggestion_id=suggestion_id))
+        return Card(member, kind.read(member, suggestion_id=suggestion_id))
 
     return card
 
@@ -127,16 +151,11 @@ def _show(
     )
 
 
-@router.get("/inbox/changes/{suggestion_id}")
-async def change_card(request: Request, seen: Seen, suggestion_id: int) -> Response:
-    card = await seen.run(_read("change"), suggestion_id)
-    return _show(request, seen, card, back="/inbox")
-
-
-@router.get("/inbox/links/{suggestion_id}")
-async def link_card(request: Request, seen: Seen, suggestion_id: int) -> Response:
-    card = await seen.run(_read("link"), suggestion_id)
-    return _show(request, seen, card, back="/inbox")
+@router.get("/inbox/{plural}/{suggestion_id}")
+async def card(request: Request, seen: Seen, plural: str, suggestion_id: int) -> Response:
+    """One suggestion's card: in place of the one shown (htmx), or on a page of its own."""
+    shown = await seen.run(_read(_kind(plural)), suggestion_id)
+    return _show(request, seen, shown, back="/inbox")
 
 
 @dataclass(frozen=True)
@@ -179,85 +198,74 @@ async def preview(request: Request, seen: Seen, suggestion_id: int) -> Response:
 async def _settle(
     request: Request,
     seen: Seen,
-    csrf: str,
-    kind: str,
+    kind: Kind,
     suggestion_id: int,
-    back: str,
+    form: SettleForm,
     settle: Callable[[Member], Suggestion],
 ) -> Response:
     """Check the form's token and settle an item as the visitor: then the settled card in
     place (htmx), or back to the list. A refusal shows the card as it is now, saying why."""
-    seen.check_csrf(csrf)
-    back = back_to(back)
+    seen.check_csrf(form.csrf)
+    back = back_to(form.back)
     try:
         member, item = await seen.run(lambda member: (member, settle(member)))
     except CodnaError as refused:
         if isinstance(refused, Unauthenticated | NotFound):
             raise
         try:
-            card = await seen.run(_read(kind), suggestion_id)
+            shown = await seen.run(_read(kind), suggestion_id)
         except NotFound:
             raise refused from None
-        return _show(request, seen, card, refusal=refused, back=back)
+        return _show(request, seen, shown, refusal=refused, back=back)
     if request.headers.get("hx-request") == "true":
         return render(request, seen, "decided.html", member=member, item=item)
     return RedirectResponse(back, status_code=303)
 
 
+@dataclass(frozen=True)
+class SettleForm:
+    """What every deciding form sends: its token and the list to go back to."""
+
+    csrf: str
+    back: str
+
+
 Text = Annotated[str, Form()]
 
 
-@router.post("/inbox/changes/{suggestion_id}/decide")
-async def decide_change(
+@router.post("/inbox/{plural}/{suggestion_id}/decide")
+async def decide(
     request: Request,
     seen: Seen,
+    plural: str,
     suggestion_id: int,
     decision: Text = "",
     reason: Text = "",
     csrf: Text = "",
     back: Text = "/inbox",
 ) -> Response:
-    def decide(member: Member) -> Suggestion:
-        return suggestions.decide_edit_suggestion(
+    kind = _kind(plural)
+
+    def decided(member: Member) -> Suggestion:
+        return kind.decide(
             member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
         )
 
-    return await _settle(request, seen, csrf, "change", suggestion_id, back, decide)
+    return await _settle(request, seen, kind, suggestion_id, SettleForm(csrf, back), decided)
 
 
-@router.post("/inbox/changes/{suggestion_id}/withdraw")
-async def withdraw_change(
-    request: Request, seen: Seen, suggestion_id: int, csrf: Text = "", back: Text = "/inbox"
-) -> Response:
-    def withdraw(member: Member) -> Suggestion:
-        return suggestions.withdraw_suggestion(member, suggestion_id=suggestion_id)
-
-    return await _settle(request, seen, csrf, "change", suggestion_id, back, withdraw)
-
-
-@router.post("/inbox/links/{suggestion_id}/decide")
-async def decide_link(
+@router.post("/inbox/{plural}/{suggestion_id}/withdraw")
+async def withdraw(
     request: Request,
     seen: Seen,
+    plural: str,
     suggestion_id: int,
-    decision: Text = "",
-    reason: Text = "",
     csrf: Text = "",
     back: Text = "/inbox",
 ) -> Response:
-    def decide(member: Member) -> Suggestion:
-        return links.decide_link(
-            member, suggestion_id=suggestion_id, decision=decision, reason=reason or None
-        )
+    kind = _kind(plural)
 
-    return await _settle(request, seen, csrf, "link", suggestion_id, back, decide)
+    def withdrawn(member: Member) -> Suggestion:
+        return kind.withdraw(member, suggestion_id=suggestion_id)
 
-
-@router.post("/inbox/links/{suggestion_id}/withdraw")
-async def withdraw_link(
-    request: Request, seen: Seen, suggestion_id: int, csrf: Text = "", back: Text = "/inbox"
-) -> Response:
-    def withdraw(member: Member) -> Suggestion:
-        return links.withdraw_link(member, suggestion_id=suggestion_id)
-
-    return await _settle(request, seen, csrf, "link", suggestion_id, back, withdraw)
+    return await _settle(request, seen, kind, suggestion_id, SettleForm(csrf, back), withdrawn)
