@@ -294,14 +294,9 @@ def mark_read(actor: Member, *, ids: list[int] | None = None) -> int:
         return len(changed)
 
 
-def concerns(member: Member, event: Event, *, pages_too: bool = False) -> bool:
+def concerns(member: Member, event: Event) -> bool:
     """Whether a change wakes this member's inbox: a suggestion they made or decide on, or a
-    notification of theirs; with `pages_too`, also a change to a page on which a suggested
-    change of theirs, or one they decide on, waits (it may no longer apply). Computed from the
-    grants as they are now."""
-    if event.table == "outbox" and pages_too:
-        with database().read() as conn:
-            return _waits_on_changed_page(conn, member, event.id)
+    notification of theirs. Computed from the grants as they are now."""
     if event.table not in ("notifications", "link_suggestions", "edit_suggestions"):
         return False  # a page's event for the workers, say
     with database().read() as conn:
@@ -327,21 +322,48 @@ def concerns(member: Member, event: Event, *, pages_too: bool = False) -> bool:
         return rights(conn, member).can_decide(row.space, row.path, row.created_by)
 
 
-def _waits_on_changed_page(conn: Connection, member: Member, outbox_id: int) -> bool:
-    """Whether a suggested change waits on the page of outbox event `outbox_id` that `member`
-    made or decides on."""
-    waiting = conn.execute(
-        sa.select(edit_suggestions.c.suggester_id, pages.c.space, pages.c.path, pages.c.created_by)
-        .select_from(outbox.join(pages, pages.c.id == outbox.c.page_id))
-        .join(edit_suggestions, edit_suggestions.c.page_id == pages.c.id)
-        .where(outbox.c.id == outbox_id, edit_suggestions.c.status == "pending")
-    ).all()
-    if not waiting:
-        return False
-    if any(row.suggester_id == member.id for row in waiting):
-        return True
-    row = waiting[0]
-    return rights(conn, member).can_decide(row.space, row.path, row.created_by)
+def latest_page_event() -> int:
+    """The id of the newest outbox event (0: none yet): where `pages_changed` starts."""
+    with database().read() as conn:
+        return int(conn.execute(sa.select(sa.func.max(outbox.c.id))).scalar() or 0)
+
+
+# Past this many page events at once (an import), a suggestion is looked for among them all.
+_PAGE_EVENTS = 1000
+
+
+def pages_changed(member: Member, after: int) -> tuple[bool, int]:
+    """Whether a page changed since outbox event `after` holds a suggested change waiting that
+    `member` made or decides on (it may no longer apply), and the newest event's id, to pass
+    as `after` next time. Computed from the grants as they are now.
+
+    A change to a page is told by its outbox event. On PostgreSQL the trigger folds a
+    transaction's events into one notification without their ids, so the events since the last
+    one seen are read, not the one announced."""
+    with database().read() as conn:
+        latest = int(conn.execute(sa.select(sa.func.max(outbox.c.id))).scalar() or 0)
+        if latest <= after:
+            return False, after
+        changed = (
+            sa.select(outbox.c.page_id)
+            .where(outbox.c.id > after, outbox.c.id <= latest)
+            .order_by(outbox.c.id.desc())
+            .limit(_PAGE_EVENTS)
+        )
+        waiting = conn.execute(
+            sa.select(
+                edit_suggestions.c.suggester_id, pages.c.space, pages.c.path, pages.c.created_by
+            )
+            .join(pages, pages.c.id == edit_suggestions.c.page_id)
+            .where(edit_suggestions.c.page_id.in_(changed), edit_suggestions.c.status == "pending")
+        ).all()
+        if any(row.suggester_id == member.id for row in waiting):
+            return True, latest
+        if waiting:
+            mine = rights(conn, member)
+            if any(mine.can_decide(r.space, r.path, r.created_by) for r in waiting):
+                return True, latest
+        return False, latest
 
 
 async def changes_for(
@@ -349,16 +371,23 @@ async def changes_for(
 ) -> AsyncIterator[Event | None]:
     """The changes that concern `member`'s inbox (`concerns`), as they happen, until
     `stopped()` says so: first None, once the subscription is live (nothing from then on is
-    missed), then each event that concerns the member. The database is read in the thread
-    pool."""
+    missed), then each event that concerns the member. With `pages_too`, a page event
+    (`table` "outbox") comes too when a page changed holds a suggestion of theirs, or one they
+    decide on (`pages_changed`). The database is read in the thread pool."""
     with events.bus.subscribe() as queue:
         with anyio.move_on_after(10):  # looked at, not waited on in a thread: those do work
             while not events.bus.listening.is_set():
                 await anyio.sleep(0.01)
+        seen = await anyio.to_thread.run_sync(latest_page_event) if pages_too else 0
         yield None
         while not await stopped():
             with anyio.move_on_after(1):
                 event = await queue.get()
-                wakes = functools.partial(concerns, member, event, pages_too=pages_too)
-                if await anyio.to_thread.run_sync(wakes):
+                if event.table == "outbox":
+                    if not pages_too:
+                        continue
+                    wakes, seen = await anyio.to_thread.run_sync(pages_changed, member, seen)
+                else:
+                    wakes = await anyio.to_thread.run_sync(concerns, member, event)
+                if wakes:
                     yield event
