@@ -85,9 +85,12 @@ def test_the_writer_previews_then_accepts_and_the_page_and_its_history_show_the_
     screenshot(page, tmp_path, "inbox")
     screenshot(page, tmp_path, "diff", selector=f"#change-{made}")
 
-    item.get_by_role("link", name="Preview").click()
+    item.get_by_role("link", name="Whole page").click()
     expect(page).to_have_url(f"{server.base}/inbox/changes/{made}/preview")
-    expect(page.locator("article.page .body")).to_contain_text("The brand colour is teal.")
+    body = page.locator("article.page .body")
+    expect(body).to_contain_text("The brand colour is greyteal.")
+    expect(body.locator("del")).to_have_text("grey")
+    expect(body.locator("ins")).to_have_text("teal")
     page.go_back()
     expect(page).to_have_url(f"{server.base}/inbox")
     assert len(history(server, address)) == len(before), "the preview saved something"
@@ -140,7 +143,7 @@ def test_a_suggestion_whose_text_was_edited_since_says_it_no_longer_applies_and_
     expect(item.locator(".stale")).to_contain_text("No longer applies")
     expect(item.get_by_role("button", name="Reject")).to_be_visible()
     expect(item.get_by_role("button", name="Accept")).to_have_count(0)
-    expect(item.get_by_role("link", name="Preview")).to_have_count(0)
+    expect(item.get_by_role("link", name="Whole page")).to_have_count(0)
 
 
 def test_a_reader_sees_no_note_and_no_suggestion_where_the_writer_sees_them_waiting(
@@ -166,7 +169,7 @@ def test_a_reader_sees_no_note_and_no_suggestion_where_the_writer_sees_them_wait
     expect(reader.locator("h1")).to_have_text("Inbox")
     expect(reader.locator(f"#change-{made}")).to_have_count(0)
     reader.goto(f"{server.base}/suggestions/{address.replace(':', '/', 1)}")
-    expect(reader.locator("main")).to_contain_text("No suggested changes here")
+    expect(reader.locator("main")).to_contain_text("No suggested change waits here")
     expect(reader.get_by_text("Laptops now come from IT.")).to_have_count(0)
 
 

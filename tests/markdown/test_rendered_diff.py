@@ -111,3 +111,11 @@ def test_any_merge_is_as_well_formed_as_the_new_page(old: str, new: str) -> None
     # Taking the marks out, with what they deleted, leaves the new page's text.
     kept = _merged(new, new)
     assert "<ins>" not in kept and "<del>" not in kept
+
+
+def test_a_paragraph_rewritten_whole_is_shown_deleted_then_inserted_never_woven() -> None:
+    merged = _merged("Plain text.\n", "Something else entirely, with more words.\n")
+    assert merged == (
+        '<del class="block"><p>Plain text.</p></del>'
+        '<ins class="block"><p>Something else entirely, with more words.</p></ins>'
+    )

@@ -86,7 +86,9 @@ def test_deciding_with_htmx_answers_the_decided_item_in_place(app: InProcessServ
             headers={"HX-Request": "true"},
         )
     assert answer.status_code == 200
-    assert f'id="change-{made}"' in answer.text and "is accepted in version 2" in answer.text
+    assert (
+        f'id="change-{made}"' in answer.text and "is accepted by Wanda in version 2" in answer.text
+    )
     # The same said in the inbox's status line, outside the lists a live refresh replaces.
     assert 'id="settled"' in answer.text and 'hx-swap-oob="true"' in answer.text
 

@@ -143,8 +143,8 @@ def test_my_suggestions_shows_each_status_in_words(app: InProcessServer) -> None
         only_waiting = reader_web.get("/inbox/mine?status=pending").text
     assert "Status:</span> waiting" in card_of(mine, waiting)
     assert "Withdraw" in card_of(mine, waiting)
-    assert "Status:</span> accepted in version 2, by Wanda" in card_of(mine, accepted)
-    assert "Status:</span> rejected, by Wanda: “Not now.”" in card_of(mine, rejected)
+    assert "Status:</span> accepted by Wanda in version 2" in card_of(mine, accepted)
+    assert "Status:</span> rejected by Wanda: “Not now.”" in card_of(mine, rejected)
     assert "Status:</span> withdrawn" in card_of(mine, withdrawn)
     assert (
         f'id="change-{waiting}"' in only_waiting and f'id="change-{accepted}"' not in only_waiting

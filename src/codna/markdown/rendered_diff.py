@@ -142,10 +142,29 @@ def _slid(codes: list[Opcode], old: Sequence[str], new: Sequence[str]) -> list[O
     return codes
 
 
-def _merge(old: Sequence[str], new: Sequence[str]) -> str:
+def _is_word(token: str) -> bool:
+    return not _is_tag(token) and bool(token.strip())
+
+
+def _alike(codes: list[Opcode], old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether at least half the words of the longer side are kept: marking words inside the
+    lines only helps then; otherwise the words kept are chance ("a", "the") and the marks
+    would weave two different texts into one."""
+    kept = sum(
+        1
+        for tag, i1, i2, _, _ in codes
+        if tag == "equal"
+        for token in old[i1:i2]
+        if _is_word(token)
+    )
+    words = max(sum(map(_is_word, old)), sum(map(_is_word, new)))
+    return 2 * kept >= words
+
+
+def _merge(old: Sequence[str], new: Sequence[str], codes: list[Opcode]) -> str:
     """Changed blocks, tag by tag and word by word, in the new blocks' structure."""
     out: list[str] = []
-    for tag, i1, i2, j1, j2 in _slid(opcodes(old, new), old, new):
+    for tag, i1, i2, j1, j2 in _slid(codes, old, new):
         if tag == "equal":
             out += new[j1:j2]
             continue
@@ -163,14 +182,15 @@ def rendered_diff(old_html: str, new_html: str) -> list[Block]:
     for tag, i1, i2, j1, j2 in opcodes(old, new):
         if tag == "equal":
             merged += [Block("".join(block), changed=False) for block in new[j1:j2]]
-        elif tag == "delete":
-            merged += [Block(f'<del class="block">{"".join(b)}</del>', True) for b in old[i1:i2]]
-        elif tag == "insert":
-            merged += [Block(f'<ins class="block">{"".join(b)}</ins>', True) for b in new[j1:j2]]
-        else:
-            joined_old = [token for block in old[i1:i2] for token in block]
-            joined_new = [token for block in new[j1:j2] for token in block]
-            merged.append(Block(_merge(joined_old, joined_new), changed=True))
+            continue
+        joined_old = [token for block in old[i1:i2] for token in block]
+        joined_new = [token for block in new[j1:j2] for token in block]
+        codes = opcodes(joined_old, joined_new) if tag == "replace" else []
+        if codes and _alike(codes, joined_old, joined_new):
+            merged.append(Block(_merge(joined_old, joined_new, codes), changed=True))
+            continue
+        merged += [Block(f'<del class="block">{"".join(b)}</del>', True) for b in old[i1:i2]]
+        merged += [Block(f'<ins class="block">{"".join(b)}</ins>', True) for b in new[j1:j2]]
     return merged
 
 

@@ -48,18 +48,19 @@ def by_whom(item: Suggestion) -> str:
 
 
 def status_of(item: Suggestion) -> str:
-    """Its status in words: waiting; accepted, in version N; reverted in version M; rejected;
-    withdrawn."""
+    """Its status in words, with who decided and why: "waiting"; "accepted by Ben in version
+    4"; "accepted by Ben in version 4, reverted in version 5"; "rejected by Ben: “Not now.”";
+    "withdrawn"."""
     if item.status == "pending":
         return "waiting"
-    if item.reverted_in_version is not None:
-        return (
-            f"accepted in version {item.accepted_version}, "
-            f"reverted in version {item.reverted_in_version}"
-        )
+    said = item.status + (f" by {item.decided_by}" if item.decided_by else "")
     if item.status == "accepted" and item.accepted_version is not None:
-        return f"accepted in version {item.accepted_version}"
-    return item.status
+        said += f" in version {item.accepted_version}"
+    if item.reverted_in_version is not None:
+        said += f", reverted in version {item.reverted_in_version}"
+    if item.decision_reason:
+        said += f": “{item.decision_reason}”"
+    return said
 
 
 def card_state(item: Suggestion) -> str:
