@@ -74,9 +74,13 @@
 
   let nextAfterDecision = null;
 
+  // Counts the decisions made here: a live refresh fetched before one is out of date.
+  let decisions = 0;
+
   document.addEventListener("htmx:beforeRequest", (event) => {
     const card = cardOf(event.target);
     if (!card) return;
+    decisions += 1;
     const all = cards();
     const at = all.indexOf(card);
     nextAfterDecision = {id: card.id, next: (all[at + 1] || all[at - 1] || {}).id};
@@ -170,16 +174,25 @@
     const kind = card.id.startsWith("link-") ? "links" : "changes";
     const id = card.id.replace(/^\w+-/, "");
     const answer = await fetch(`/inbox/${kind}/${id}`, {headers: {"HX-Request": "true"}});
-    if (answer.status === 404) { card.remove(); return; }
+    if (answer.status === 404) { if (card.isConnected) card.remove(); return; }
     if (!answer.ok) return;
     const fresh = parse(await answer.text()).querySelector("li.card");
+    if (!card.isConnected) return; // decided here meanwhile
     if (fresh && fresh.dataset.state !== card.dataset.state) replaceCard(card, fresh);
   }
 
+  function schedule() {
+    clearTimeout(pending);
+    pending = setTimeout(() => { refresh().catch(() => {}); }, 150);
+  }
+
   async function refresh() {
+    const made = decisions;
     const answer = await fetch(lists.dataset.live, {headers: {"Accept": "text/html"}});
     if (!answer.ok) return;
-    const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const text = await answer.text();
+    if (made !== decisions) { schedule(); return; } // a decision since: fetch again
+    const page = new DOMParser().parseFromString(text, "text/html");
     const fresh = page.querySelector("[data-live]");
     if (!fresh) return;
     const seen = new Set();
@@ -211,6 +224,7 @@
         seen.add(card.id);
         const old = document.getElementById(card.id);
         const copy = document.importNode(card, true);
+        if (old && old.classList.contains("decided")) return; // decided here: stays so
         if (old && old.dataset.state === card.dataset.state) {
           previous = old;
           return;
@@ -235,8 +249,7 @@
     // The header's badge listens to the live events; each one bubbles up to here.
     document.body.addEventListener("htmx:sseMessage", (event) => {
       if (event.detail && event.detail.type && event.detail.type !== "inbox") return;
-      clearTimeout(pending);
-      pending = setTimeout(() => { refresh().catch(() => {}); }, 150);
+      schedule();
     });
   }
 })();
