@@ -76,7 +76,18 @@ def refused_in_card(refusal: CodnaError) -> str:
     return f"Not done: {refusal.message}"
 
 
+def around_space(text: str) -> tuple[str, str, str]:
+    """The white space before a changed run, the run, and the white space after: only the run
+    is marked, so a mark never ends in a blank."""
+    word = text.strip()
+    if not word:
+        return text, "", ""
+    start = text.index(word)
+    return text[:start], word, text[start + len(word) :]
+
+
 templates.env.globals |= {
+    "around_space": around_space,
     "diff_hunks": read_hunks,
     "by_whom": by_whom,
     "status_of": status_of,
