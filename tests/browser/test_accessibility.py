@@ -117,6 +117,18 @@ def test_the_inbox_with_changes_waiting(
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_a_cards_rendered_view_open_in_the_inbox(
+    server: Server, visitors: Visitors, waiting: Waiting, size: tuple[int, int]
+) -> None:
+    page = _visitor(visitors, server, "writer", size)
+    _visit(page, f"{server.base}/inbox")
+    card = page.locator(f"#change-{waiting.word}")
+    card.get_by_role("link", name="As the page will read").click()
+    expect(card.locator(".view-rendered ins")).to_contain_text("Monday")
+    assert_accessible(page, f"/inbox with a card's rendered view open at {size[0]} px")
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_a_suggestions_preview(
     server: Server, visitors: Visitors, waiting: Waiting, size: tuple[int, int]
 ) -> None:
