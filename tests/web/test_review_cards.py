@@ -171,3 +171,20 @@ def test_a_decision_names_its_suggestion_and_stops_counting_once_seen(
     assert "“Brief is the word.”" in first and "“Short is ours.”" in first
     assert '<span class="new">New</span>' in first and '<span class="new">New</span>' not in again
     assert before >= 1 and after == 0  # the reader decides on nothing: only decisions count
+
+
+def test_a_tag_change_reads_as_one(app: InProcessServer) -> None:
+    address = unique()
+    app.create_page(address, "Body.\n")
+    with app.api("writer") as writer:
+        tagged = writer.post(
+            "/api/v1/page/edit",
+            json={"address": address, "edits": [], "tags": {"add": ["draft"]}},
+        )
+    assert tagged.status_code == 200, tagged.text
+    made = _suggest(
+        app, "agent", address, tags={"add": ["policy"], "remove": ["draft"]}, reason="It is done."
+    )
+    with signed_in(app, "writer") as writer_web:
+        card = card_of(writer_web.get("/inbox").text, made)
+    assert '<span class="label">Tags:</span> <ins>+policy</ins> <del>−draft</del>' in card
