@@ -1,10 +1,10 @@
 """What in an HTML page could run code, found with the standard library's HTML parser.
 
 `findings(html)` lists each element or attribute that could: any `<script>` but the app's own
-(`/static/htmx.min.js` and `/static/sse.js`, with nothing inside), any `on…` attribute, htmx's
-`hx-on` attributes and `js:` values, any URL attribute (href, src, action, formaction,
-xlink:href, data, poster, background, …) whose value after character references are decoded
-(the parser does it) and whitespace and control characters are taken out starts with
+(`/static/htmx.min.js`, `/static/sse.js` and `/static/inbox.js`, with nothing inside), any `on…`
+attribute, htmx's `hx-on` attributes and `js:` values, any URL attribute (href, src, action,
+formaction, xlink:href, data, poster, background, …) whose value after character references are
+decoded (the parser does it) and whitespace and control characters are taken out starts with
 `javascript:`, `vbscript:` or `data:`, any `srcdoc`, any iframe, frame, object, embed, applet,
 base, `meta http-equiv`, any `<style>` element or `style` attribute naming javascript,
 expression() or behavior, any `<svg>` or `<math>` at all, and any comment, CDATA section or
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-OWN_SCRIPTS = {"/static/htmx.min.js", "/static/sse.js"}
+OWN_SCRIPTS = {"/static/htmx.min.js", "/static/sse.js", "/static/inbox.js"}
 URL_ATTRIBUTES = {
     "href",
     "src",

@@ -87,7 +87,9 @@
   });
 
   document.addEventListener("htmx:afterSettle", (event) => {
-    if (!nextAfterDecision) return;
+    // Only the settling of what the decision swapped in: the header's count may settle
+    // between the decision's request and its answer.
+    if (!nextAfterDecision || event.target.id !== nextAfterDecision.id) return;
     const {id, next} = nextAfterDecision;
     nextAfterDecision = null;
     const same = document.getElementById(id);
