@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy.engine import Connection
 
-from codna.errors import InvalidEdit, InvalidRequest
+from codna.errors import InvalidEdit, InvalidRequest, NotFound
 from codna.markdown.apply import canonical_edits
 from codna.markdown.edits import Edit, edits_to_wire
 from codna.markdown.limits import check_chars, check_plain_text
@@ -224,10 +224,18 @@ class Preview:
 
 
 def preview_suggestion(actor: Member, *, suggestion_id: int) -> Preview:
-    """The page as accepting the suggestion would leave it, for its suggester or an editor
-    of its page; nothing is written. Raises NotFound, NoLongerApplies (which edit and why)."""
+    """The page as accepting the suggestion would leave it, for an editor of its page or its
+    suggester while they can read it; nothing is written. Raises NotFound (a suggester who can
+    no longer read the page sees only the suggestion's status), NoLongerApplies (which edit
+    and why)."""
     with database().read() as conn:
         row, page, mine = decisions.access_item(conn, actor, CHANGES, suggestion_id)
+        if not mine.can_read(page.space, page.path, page.created_by):
+            raise NotFound(
+                f"Suggestion {suggestion_id} is on a page you can no longer read: only its "
+                "status is yours to see.",
+                suggestion_id=suggestion_id,
+            )
         after = apply_suggestion(page, row)
         [view] = views(conn, [row], mine, page=page)
         return Preview(view, after.title, after.tags, after.body, page.body)
