@@ -478,3 +478,123 @@ def test_a_page_made_before_the_file_name_rule_is_read_and_edited_at_its_address
     assert [p.address for p in pages.list_pages(team.reader, address="wiki:notes/")] == [address]
     with pytest.raises(NotFound):
         pages.read_page(team.reader, address="wiki:notes/nul")  # refused for making only
+
+
+# -- a short field holds no bidirectional control; a Markdown field may --------------------
+
+BIDI = [chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x61C)]
+# The fields that are Markdown, the page's own text: they may quote any text, and do.
+MARKDOWN = {
+    "a new page's body",
+    "an edit's old text",
+    "an edit's new text",
+    "an edit's anchor",
+    "an edit's text",
+    "an edit's heading",
+    "an edit's section body",
+    "a suggestion's edit",
+    "a suggested link's anchor",
+    "an imported file's text",
+}
+SHORT = {name: field for name, field in FIELDS.items() if name not in MARKDOWN}
+
+
+@pytest.mark.parametrize("case", SHORT.values(), ids=SHORT.keys())
+def test_a_bidirectional_control_in_any_short_field_is_refused_naming_the_field_and_character(
+    shared: tuple[Database, Ready], case: Field
+) -> None:
+    db, ready = shared
+    before = everything(db)
+    for bidi in BIDI:
+        character = f"U+{ord(bidi):04X}"
+        with pytest.raises(InvalidRequest) as refused:
+            case.send(ready, case.spelled.format(bidi))
+        named = {key: refused.value.fields.get(key) for key in ("field", "edit_index", "character")}
+        assert named == {"field": case.field, "edit_index": None, "character": character}
+        assert character in refused.value.message and f"'{case.field}'" in refused.value.message
+        assert refused.value.code == "invalid_request"
+    assert everything(db) == before
+
+
+def test_a_body_and_an_edit_keep_a_bidirectional_control_as_the_page_text_it_is(
+    team: Team,
+) -> None:
+    body = "Hebrew in a sentence: \u2067שלום\u2069, and a mark\u200f.\n"
+    made = pages.create_page(team.writer, address="wiki:t", title="T", body=body)
+    assert made.body == body
+    done = changes.edit_page(
+        team.writer,
+        address="wiki:t",
+        edits=parse_edits([{"op": "append", "text": "An override \u202eright to left\u202c."}]),
+    )
+    assert "\u202eright to left\u202c" in done.page.body
+
+
+# -- a reason that shows nothing is no reason --------------------------------------------
+
+INVISIBLE = {
+    "white space of every kind": " \t\n\r\u00a0\u2002\u2003\u2009\u200a\u2028\u2029\u3000\u205f",
+    "zero-width spaces and joiners": "\u200b\u200c\u200d",
+    "a byte-order mark": "\ufeff",
+    "a word joiner": "\u2060",
+    "a soft hyphen": "\u00ad",
+    "other format characters": "\u2061\u2062\u2063\u2064\u180e\U000e0041",
+    "combining marks alone": "\u0301\u0308\u20dd",
+    "blank letters": "\u3164\u115f\u2800",
+    "all of them together": " \u200b\u00ad\u0301\ufeff\u2060 \u3164",
+}
+
+
+@pytest.mark.parametrize("reason", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_a_reason_that_shows_nothing_is_refused_as_missing_where_one_is_required(
+    shared: tuple[Database, Ready], reason: str
+) -> None:
+    db, ready = shared
+    before = everything(db)
+    required = {
+        "suggesting a change": lambda: suggestions.suggest_edit(
+            ready.team.reader,
+            address=PAGE,
+            edits=parse_edits([{"op": "append", "text": "Unseen."}]),
+            reason=reason,
+        ),
+        "suggesting a link": lambda: links.suggest_link(
+            ready.team.reader, address=OTHER, target=PAGE, reason=reason
+        ),
+    }
+    for send in required.values():
+        with pytest.raises(InvalidRequest) as refused:
+            send()
+        assert refused.value.fields == {"field": "reason"}
+        assert refused.value.message == (
+            "Say why, in a sentence or two: the reason is required. "
+            "What was sent shows nothing to a reader."
+        )
+    assert everything(db) == before
+
+
+def test_a_reason_that_shows_nothing_on_a_rejection_is_kept_as_no_reason(team: Team) -> None:
+    pages.create_page(team.writer, address=PAGE, title="First", body=BODY)
+    made = suggestions.suggest_edit(
+        team.reader,
+        address=PAGE,
+        edits=parse_edits([{"op": "append", "text": "More."}]),
+        reason="Shorter.",
+    )
+    assert made.suggestion is not None
+    rejected = suggestions.decide_edit_suggestion(
+        team.writer, suggestion_id=made.suggestion.id, decision="reject", reason="\u200b\u00ad "
+    )
+    assert rejected.decision_reason is None
+
+
+def test_a_reason_with_a_mark_on_a_letter_or_an_emoji_alone_shows_something(team: Team) -> None:
+    pages.create_page(team.writer, address=PAGE, title="First", body=BODY)
+    for n, reason in enumerate(["e\u0301", "\U0001f44d", "\u200b\u5b57\u200b"]):
+        made = suggestions.suggest_edit(
+            team.reader,
+            address=PAGE,
+            edits=parse_edits([{"op": "append", "text": f"More {n}."}]),
+            reason=reason,
+        )
+        assert made.suggestion is not None and made.suggestion.reason == reason

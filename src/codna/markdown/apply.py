@@ -368,6 +368,6 @@ def apply_edits_with_splices(body: str, edits: Sequence[Edit]) -> tuple[str, lis
     # What the edits put in is checked, not the whole page again: the rest is the body as it
     # was saved, checked then, and joining texts makes no character that was not in them.
     for _, _, text in editing.splices:
-        check_plain_text(text, field="body")
+        check_plain_text(text, field="body", markdown=True)
     check_body_size(result)
     return result, editing.splices

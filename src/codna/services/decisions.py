@@ -28,6 +28,7 @@ from codna.markdown.limits import (
     check_chars,
     check_plain_text,
     normalise_newlines,
+    shows_something,
 )
 from codna.services import events
 from codna.services.access import Rights, rights
@@ -72,16 +73,18 @@ LINKS = Kind(
 
 def check_reason(reason: object, *, required: bool, field: str = "reason") -> str | None:
     """A reason is a sentence or two, on one line: at most MAX_REASON_CHARS characters;
-    required where it must be. Raises InvalidRequest, TooLarge (limit)."""
+    required where it must be. One that shows nothing (white space, zero-width and other
+    format characters, marks alone) is none. Raises InvalidRequest, TooLarge (limit)."""
     if reason is not None and not isinstance(reason, str):
         raise InvalidRequest("A reason is text.", field=field)
     if reason is not None:
         # Before the spaces are tidied, which would drop some control characters unseen.
         check_plain_text(normalise_newlines(reason), field=field)
-    if reason is None or not reason.strip():
+    if reason is None or not shows_something(reason):
         if required:
+            blank = "" if not reason else " What was sent shows nothing to a reader."
             raise InvalidRequest(
-                "Say why, in a sentence or two: the reason is required.", field=field
+                f"Say why, in a sentence or two: the reason is required.{blank}", field=field
             )
         return None
     reason = " ".join(reason.split())
