@@ -29,6 +29,12 @@ class Settings:
             "CODNA_ALLOWED_ORIGINS", "http://127.0.0.1:*,http://localhost:*,http://[::1]:*"
         )
     )
+    # Proxies whose forwarded headers (X-Forwarded-For, X-Forwarded-Proto) name the client:
+    # addresses or networks such as 10.0.0.0/8. None by default: the client is the socket's
+    # peer, so nobody sets the address that sign-in failures are counted by.
+    trusted_proxies: tuple[str, ...] = field(
+        default_factory=lambda: _list("CODNA_TRUSTED_PROXIES", "")
+    )
     max_body_bytes: int = field(
         default_factory=lambda: int(os.environ.get("CODNA_MAX_BODY_BYTES", str(8 * 1024 * 1024)))
     )

@@ -119,3 +119,19 @@ def test_a_visitor_not_signed_in_is_sent_to_sign_in_and_brought_back(
             },
         )
     assert elsewhere.headers["location"] == "/p/wiki/"
+
+
+def test_an_unknown_email_and_a_wrong_password_get_the_same_bytes(app: InProcessServer) -> None:
+    with browser(app) as client:
+        csrf = csrf_of(client.get("/"))
+        answers = []
+        for email in (ROLES["reader"], f"nobody-{unique()}@example.com"):
+            answer = client.post(
+                "/sign-in", data={"email": email, "password": "not it", "csrf": csrf}
+            )
+            # The form gives the e-mail back to be corrected; nothing else may differ.
+            body = answer.content.replace(email.encode(), b"EMAIL")
+            headers = sorted((k, v) for k, v in answer.headers.items() if k != "content-length")
+            answers.append((answer.status_code, headers, body))
+    assert answers[0] == answers[1]
+    assert answers[0][0] == 401

@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Callable
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,10 @@ from codna.errors import InvalidRequest
 from codna.services import context, tokens
 from codna.services.members import Member
 from codna.services.tokens import Caller
+from codna.settings import Settings
+
+if TYPE_CHECKING:
+    import uvicorn
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 ANY_ADDRESS = ("0.0.0.0", "::", "")
@@ -42,20 +47,7 @@ def serve(host: str, port: int, workers: int) -> None:
         require_workspace()  # opens and migrates it; a server never makes a workspace
         load_handlers()  # a module CODNA_WORKER_HANDLERS names is refused before serving
     where = _addresses(host, port)
-    config = uvicorn.Config(
-        "codna.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="info",  # one access line per request; the MCP SDK's own lines are quiet
-        server_header=False,
-        timeout_graceful_shutdown=5,
-        # A spawned worker answers the supervisor's health check only after importing the
-        # `codna` command again, seconds on a busy host: uvicorn's 5 s killed every worker
-        # still starting, and its replacement, over and over.
-        timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
-    )
+    config = server_config(host=host, port=port, workers=workers)
     logging.getLogger("mcp").setLevel(logging.WARNING)
     socket = config.bind_socket()  # bound before it is announced
     click.echo(f"CoDNA on {where} — the web UI at /, the API at /api/v1, MCP at /mcp", err=True)
@@ -69,6 +61,31 @@ def serve(host: str, port: int, workers: int) -> None:
     except KeyboardInterrupt:
         # uvicorn stops gracefully on Ctrl-C and then raises it again: a stop asked for.
         click.echo("CoDNA stopped.", err=True)
+
+
+def server_config(*, host: str, port: int, workers: int) -> uvicorn.Config:
+    """How `codna serve` runs uvicorn. Forwarded headers are read only from the proxies
+    CODNA_TRUSTED_PROXIES names: uvicorn's own default trusts any peer on this host (and
+    FORWARDED_ALLOW_IPS), which would let a local program pick the address sign-in counts."""
+    import uvicorn
+
+    trusted = Settings().trusted_proxies
+    return uvicorn.Config(
+        "codna.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=list(trusted) or None,
+        log_level="info",  # one access line per request; the MCP SDK's own lines are quiet
+        server_header=False,
+        timeout_graceful_shutdown=5,
+        # A spawned worker answers the supervisor's health check only after importing the
+        # `codna` command again, seconds on a busy host: uvicorn's 5 s killed every worker
+        # still starting, and its replacement, over and over.
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
+    )
 
 
 @click.command("worker")

@@ -3,7 +3,9 @@ responsible for them). Admins manage members."""
 
 from __future__ import annotations
 
+import functools
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +25,12 @@ _hasher = PasswordHasher()  # argon2id with the library's current recommended pa
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 MIN_PASSWORD = 8
+# Checked against when there is no password to check, so that an unknown e-mail costs the same
+# as a wrong password; made again if the hasher's parameters are no longer these.
+_DUMMY_HASH = (
+    "$argon2id$v=19$m=65536,t=3,p=4$YVaokPCpWh1PHbodM4JncA$"
+    "BLJIyphiK+mW0B5b9sDcNTfbQcEnJAR53vJW091yRgg"
+)
 MAX_EMAIL = 320  # the members.email column, and the most RFC 5321 allows
 
 
@@ -246,14 +254,22 @@ def authenticate(email: str, password: str) -> Member:
             .first()
         )
     refusal = Unauthenticated("The e-mail or the password is wrong.")
-    if row is None or not row["password_hash"] or row["disabled"]:
-        _hasher.hash("x" * MIN_PASSWORD)  # the same work either way: no timing oracle
-        raise refusal
+    stored = row["password_hash"] if row is not None and not row["disabled"] else None
     try:
-        _hasher.verify(row["password_hash"], password)
+        # The same work either way, a verification, so the time tells nothing either.
+        _hasher.verify(stored or _dummy_hash(), password)
     except (VerificationError, InvalidHashError):
         raise refusal from None
+    if row is None or not stored:
+        raise refusal
     return member_from_row(row)
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    if _hasher.check_needs_rehash(_DUMMY_HASH):
+        return _hasher.hash(secrets.token_urlsafe(16))
+    return _DUMMY_HASH
 
 
 def list_members(actor: Member) -> list[MemberDetails]:

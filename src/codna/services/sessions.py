@@ -26,9 +26,14 @@ PREFIX = "codna_session_"
 IDLE_TIMEOUT = timedelta(hours=12)  # a session unused this long has ended
 LIFETIME = timedelta(days=14)  # and any session ends this long after sign-in
 TOUCH_EVERY = timedelta(minutes=1)  # how stale last_seen_at may be before it is written
+# Failed sign-ins count for FAILURE_WINDOW. After the free ones for an e-mail (or from a client
+# address), each further attempt waits a back-off after the newest failure, doubling from 1 s
+# up to MAX_BACKOFF: guessing slows to one try a minute, and the owner, who knows the password,
+# is in after at most a minute's wait, never locked out.
 FAILURE_WINDOW = timedelta(minutes=15)
-MAX_FAILURES_PER_EMAIL = 5  # failed sign-ins for one e-mail within FAILURE_WINDOW
-MAX_FAILURES_PER_ADDRESS = 20  # failed sign-ins from one client address within FAILURE_WINDOW
+FREE_FAILURES_PER_EMAIL = 5
+FREE_FAILURES_PER_ADDRESS = 20  # many people may share one address (an office's NAT)
+MAX_BACKOFF = timedelta(minutes=1)
 MAX_ADDRESS = 100  # the sign_in_failures.address column; an IPv6 address has at most 45
 
 _ENDED = "Your session has ended; sign in again."
@@ -61,35 +66,42 @@ def _check_text(value: object, *, field: str) -> str:
     return value
 
 
-# The failure that, when present, says the limit is reached: the limit-th newest in the window.
-def _nth_newest_failure(column: sa.Column[str], limit: int) -> sa.Select[datetime]:
-    return (
-        sa.select(sign_in_failures.c.at)
-        .where(column == sa.bindparam("key"), sign_in_failures.c.at > sa.bindparam("since"))
-        .order_by(sign_in_failures.c.at.desc())
-        .limit(1)
-        .offset(limit - 1)
+# How many failures a key has in the window, and when the newest was.
+def _failures(column: sa.Column[str]) -> sa.Select[int, datetime | None]:
+    return sa.select(sa.func.count(), sa.func.max(sign_in_failures.c.at)).where(
+        column == sa.bindparam("key"), sign_in_failures.c.at > sa.bindparam("since")
     )
 
 
-_BY_EMAIL = _nth_newest_failure(sign_in_failures.c.email, MAX_FAILURES_PER_EMAIL)
-_BY_ADDRESS = _nth_newest_failure(sign_in_failures.c.address, MAX_FAILURES_PER_ADDRESS)
+_BY_EMAIL = _failures(sign_in_failures.c.email)
+_BY_ADDRESS = _failures(sign_in_failures.c.address)
+
+
+def backoff(failures: int, *, free: int) -> timedelta:
+    """How long after its newest failure a key with `failures` in the window waits: nothing
+    for the first `free`, then 1, 2, 4, … seconds, at most MAX_BACKOFF."""
+    if failures < free:
+        return timedelta(0)
+    return min(timedelta(seconds=2 ** min(failures - free, 30)), MAX_BACKOFF)
 
 
 def _check_throttle(conn: Connection, *, email: str, address: str, at: datetime) -> None:
-    """Raise RateLimited when the e-mail's or the address's failures reach their limit. Only
-    failure rows decide, so an e-mail no member has is answered like one a member has."""
+    """Raise RateLimited while the e-mail or the address waits out its back-off. Only failure
+    rows decide, so an e-mail no member has is answered like one a member has, and the
+    password is never looked at: a refusal here says nothing of it."""
     since = at - FAILURE_WINDOW
-    retry_after = 0
-    for query, key in ((_BY_EMAIL, email), (_BY_ADDRESS, address)):
-        oldest = conn.execute(query, {"key": key, "since": since}).scalar()
-        if oldest is not None:
-            wait = math.ceil((oldest + FAILURE_WINDOW - at).total_seconds())
-            retry_after = max(retry_after, wait, 1)
-    if retry_after:
-        raise RateLimited(
-            f"Too many failed sign-ins; retry in {retry_after} s.", retry_after=retry_after
-        )
+    retry_after = 0.0
+    for query, key, free in (
+        (_BY_EMAIL, email, FREE_FAILURES_PER_EMAIL),
+        (_BY_ADDRESS, address, FREE_FAILURES_PER_ADDRESS),
+    ):
+        count, newest = conn.execute(query, {"key": key, "since": since}).one()
+        if newest is not None:
+            wait = (newest + backoff(count, free=free) - at).total_seconds()
+            retry_after = max(retry_after, wait)
+    if retry_after > 0:
+        seconds = max(1, math.ceil(retry_after))
+        raise RateLimited(f"Too many failed sign-ins; retry in {seconds} s.", retry_after=seconds)
 
 
 def _reserve_attempt(email: str, address: str) -> int:
@@ -115,9 +127,9 @@ def sign_in(email: str, password: str, *, address: str) -> Session:
     address); a new session each time.
 
     Raises Unauthenticated, the same for an unknown e-mail, a wrong password, an agent, a
-    disabled member and a person without a password; RateLimited (`retry_after` seconds) when
-    too many sign-ins failed lately for the e-mail or from the address; InvalidRequest for an
-    e-mail, password or address that is not text, or is too long.
+    disabled member and a person without a password; RateLimited (`retry_after` seconds) while
+    the e-mail or the address waits out its back-off after failures (see `backoff`);
+    InvalidRequest for an e-mail, password or address that is not text, or is too long.
 
     The attempt is recorded as a failure before the password is checked (so a throttle decided
     by rows holds for attempts made at once) and the record is taken back on success; the

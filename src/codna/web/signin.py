@@ -48,14 +48,18 @@ async def sign_in(
     next: Annotated[str, Form()] = HOME,
 ) -> Response:
     seen.check_csrf(csrf)
+    # The socket's peer: `codna serve` lets uvicorn put a forwarded client's address here only
+    # when the peer is a proxy CODNA_TRUSTED_PROXIES names.
     address = request.client.host if request.client else "unknown"
     try:
         made = await anyio.to_thread.run_sync(
             lambda: sessions.sign_in(email, password, address=address)
         )
     except (Unauthenticated, RateLimited) as refused:
+        # The same page for an unknown e-mail and a wrong password, byte for byte: the refusal
+        # says nothing of which it was. A throttled try is told when to try again.
         status = 429 if isinstance(refused, RateLimited) else 401
-        return render(
+        page = render(
             request,
             seen,
             "signin.html",
@@ -65,6 +69,9 @@ async def sign_in(
             email=email,
             error=refused.message,
         )
+        if isinstance(refused, RateLimited):
+            page.headers["Retry-After"] = str(refused.fields["retry_after"])
+        return page
     answer = RedirectResponse(_next(next), status_code=303)
     return signed_in(answer, made.secret, secure=request.url.scheme == "https")
 
