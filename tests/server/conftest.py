@@ -159,3 +159,9 @@ server = pytest.fixture(scope="session", params=ENGINES, name="server")(_server_
 tight_server = pytest.fixture(scope="session", params=["sqlite"], name="tight_server")(
     _server_fixture({"CODNA_MAX_BODY_BYTES": str(TIGHT_BODY_BYTES)})
 )
+
+# A server behind a TLS proxy on loopback: it believes that proxy's forwarded headers. Like the
+# body cap, this lives in the server process, so SQLite suffices.
+proxied_server = pytest.fixture(scope="session", params=["sqlite"], name="proxied_server")(
+    _server_fixture({"CODNA_TRUSTED_PROXIES": "127.0.0.1"})
+)

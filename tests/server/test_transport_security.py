@@ -1,6 +1,7 @@
 """What a real `codna serve` shows of its transport: Host headers as uvicorn's parser reads them
 off the socket (a rebinding Host, two Hosts and none are never served), and the scheme a TLS
-proxy on loopback forwards (the web's cookies are Secure behind it). The rest is tested in
+proxy forwards (the web's cookies are Secure behind a proxy CODNA_TRUSTED_PROXIES names, and
+only then). The rest is tested in
 process (tests/api/test_transport_security.py)."""
 
 from __future__ import annotations
@@ -44,13 +45,25 @@ def test_a_real_server_never_serves_a_rebinding_host_two_hosts_or_none(server: S
         assert "rita@example.com" not in text, headers
 
 
-def test_behind_a_tls_proxy_on_loopback_the_web_cookies_are_secure(server: Server) -> None:
-    # uvicorn takes X-Forwarded-Proto from a proxy on loopback (its default), so the app sees
-    # https and marks its cookies Secure; sent straight over http they are not.
+def visit_cookie_flags(server: Server, headers: dict[str, str]) -> set[str]:
+    """The flags of the visit cookie `/` sets, asked with `headers`."""
     with server.api() as client:
-        for forwarded, secure in (({"X-Forwarded-Proto": "https"}, True), ({}, False)):
-            answer = client.get("/", headers=forwarded)
-            assert answer.status_code == 200, answer.text
-            (visit,) = [c for c in answer.headers.get_list("set-cookie") if "codna_visit=" in c]
-            flags = {part.strip().lower() for part in visit.split(";")[1:]}
-            assert ("secure" in flags) is secure and {"httponly", "samesite=lax"} <= flags
+        answer = client.get("/", headers=headers)
+    assert answer.status_code == 200, answer.text
+    (visit,) = [c for c in answer.headers.get_list("set-cookie") if "codna_visit=" in c]
+    return {part.strip().lower() for part in visit.split(";")[1:]}
+
+
+def test_a_forwarded_scheme_from_a_proxy_nobody_named_changes_nothing(server: Server) -> None:
+    # By default no proxy is trusted, even on loopback: the request came over http.
+    flags = visit_cookie_flags(server, {"X-Forwarded-Proto": "https"})
+    assert "secure" not in flags and {"httponly", "samesite=lax"} <= flags
+
+
+def test_behind_a_named_tls_proxy_the_web_cookies_are_secure(proxied_server: Server) -> None:
+    # CODNA_TRUSTED_PROXIES names the proxy on loopback, so uvicorn takes its
+    # X-Forwarded-Proto, the app sees https and marks its cookies Secure; asked without the
+    # header (straight over http), they are not.
+    for forwarded, secure in (({"X-Forwarded-Proto": "https"}, True), ({}, False)):
+        flags = visit_cookie_flags(proxied_server, forwarded)
+        assert ("secure" in flags) is secure and {"httponly", "samesite=lax"} <= flags
