@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from codna.markdown.edits import Append, Edit, Replace, ReplaceSection
+from codna.markdown.escape import link_destination, markdown_link
 from codna.markdown.sections import scan_headings
 
 RELATED = "Related"
 
 
 def link_markdown(label: str, target: str) -> str:
-    """A Markdown link to a page by its address: `[label](wiki:decisions/0002)`."""
-    safe = label.replace("[", "\\[").replace("]", "\\]")
-    return f"[{safe}]({target})"
+    """A Markdown link to a page by its address, `[label](wiki:decisions/0002)`, its label
+    shown as the text it is (escape.markdown_link)."""
+    return markdown_link(label, target)
+
+
+def links_to(body: str, target: str) -> bool:
+    """Whether `body` holds a link to `target` as link_markdown writes one."""
+    return f"]({link_destination(target)})" in body
 
 
 def link_edits(body: str, *, target: str, label: str, anchor: str | None) -> list[Edit]:

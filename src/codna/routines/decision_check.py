@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from codna.markdown.escape import markdown_link, markdown_text
 from codna.routines.calls import Refused, Session, call
 
 NAME = "decision-check"
@@ -208,32 +209,34 @@ async def _missing_links(session: Session, body: str) -> list[str]:
 
 def run_page_body(report: Report, routine: str) -> str:
     """The run page: what was looked at, what was found, the suggestions made, and what became
-    of the earlier ones."""
+    of the earlier ones. What it quotes (a title, a reason, a refusal) reads as the text it
+    is, and its links point only at the page and the suggestions."""
+    text = markdown_text
     lines = [
-        f"# {routine}",
+        f"# {text(routine)}",
         "",
-        f"Looked at [{report.title}]({report.address}), version {report.version}.",
+        f"Looked at {markdown_link(report.title, report.address)}, version {report.version}.",
         "",
         "## Suggested",
         "",
     ]
-    lines += [
-        f"- [change {m['suggestion_id']}]({m['url'] or report.address}): {m['reason']}"
-        for m in report.made
-    ]
+    for m in report.made:
+        change = markdown_link(f"change {m['suggestion_id']}", m["url"] or report.address)
+        lines.append(f"- {change}: {text(m['reason'])}")
     if not report.made:
         lines.append("Nothing new to suggest.")
     if report.skipped:
-        lines += ["", "## Not suggested again", ""] + [f"- {s}" for s in report.skipped]
+        lines += ["", "## Not suggested again", ""] + [f"- {text(s)}" for s in report.skipped]
     if report.unmendable or report.missing_links:
         lines += ["", "## For a person to look at", ""]
-        lines += [f"- {u}" for u in report.unmendable]
-        lines += [f"- It links to {a}, which does not exist." for a in report.missing_links]
+        lines += [f"- {text(u)}" for u in report.unmendable]
+        lines += [f"- It links to {text(a)}, which does not exist." for a in report.missing_links]
     if report.earlier:
         lines += ["", "## Earlier suggestions", ""]
         for s in report.earlier:
             why = f": {s['decision_reason']}" if s.get("decision_reason") else ""
             undone = " (since undone)" if s.get("reverted_in_version") else ""
             which = f"{s['kind']} {s['suggestion_id']}"
-            lines.append(f"- {which} {s['status']}{undone}{why} ({s['reason']})")
+            said = f"{which} {s['status']}{undone}{why} ({s['reason']})"
+            lines.append(f"- {text(said)}")
     return "\n".join(lines) + "\n"

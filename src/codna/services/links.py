@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 from codna.errors import Duplicate, InvalidEdit, InvalidRequest, NoLongerApplies
 from codna.markdown.apply import apply_edits
 from codna.markdown.limits import check_text, normalise_newlines
-from codna.markdown.links import link_edits
+from codna.markdown.links import link_edits, links_to
 from codna.services import lifecycle
 from codna.services.access import Rights, access_page
 from codna.services.addresses import Address, parse_address
@@ -57,7 +57,7 @@ def suggest_link(
         other, _ = access_page(conn, actor, target_at)
 
         def holds() -> dict[str, object]:
-            if f"]({target_at})" in page.body:
+            if links_to(page.body, str(target_at)):
                 raise Duplicate(
                     f"{source_at} links to {target_at} already.", address=str(source_at)
                 )
