@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, WithJsonSchema
 
 from codna.markdown.edits import Edit, edits_schema, parse_edits
 from codna.services.limits import MAX_ID, Window
@@ -26,13 +26,19 @@ def _whole_number(value: object) -> object:
     return value
 
 
-# A version or an id as a caller sends it. One beyond what the database holds names nothing:
-# the services answer not_found for it, as for any other that does not exist.
-Version = Annotated[
-    int,
-    BeforeValidator(_whole_number),
-    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_ID}),
-]
+# A whole number in JSON (a body, a tool's arguments): an integer and nothing else. Lax
+# parsing would read `true`, "1" and 1.0 as 1; a caller that sends one has misread the schema
+# and is told so, naming the field.
+Number = Annotated[int, Strict()]
+# A whole number in a query string, where every value is text: digits only.
+UrlNumber = Annotated[int, BeforeValidator(_whole_number)]
+
+# A version or an id as a caller sends it, in a query string (Version) or in JSON
+# (JsonVersion). One beyond what the database holds names nothing: the services answer
+# not_found for it, as for any other that does not exist.
+_VERSION_SCHEMA = WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_ID})
+Version = Annotated[int, BeforeValidator(_whole_number), _VERSION_SCHEMA]
+JsonVersion = Annotated[int, Strict(), _VERSION_SCHEMA]
 
 # Edits in their wire form, as the edit language defines them; `edits_of` parses them.
 Edits = Annotated[Any, WithJsonSchema(edits_schema())]

@@ -5,8 +5,8 @@ text, and a link made of it points at its target and nowhere else."""
 from __future__ import annotations
 
 from hypothesis import given, settings
-from markdown_it.token import Token
 from hypothesis import strategies as st
+from markdown_it.token import Token
 
 from codna.markdown.escape import link_destination, markdown_link, markdown_text
 from codna.markdown.render import _parser

@@ -4,10 +4,12 @@ of another page receives nothing. On SQLite (one process) the in-process bus doe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import re
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -36,6 +38,7 @@ class EventStream:
         self.events: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
         self.ready = threading.Event()
         self._stop = threading.Event()
+        self._response: httpx.Response | None = None
         headers = {"Cookie": cookie} if cookie else {"Authorization": f"Bearer {token}"}
         self._thread = threading.Thread(target=self._run, args=(base + path, headers), daemon=True)
         self._thread.start()
@@ -43,18 +46,26 @@ class EventStream:
 
     def _run(self, url: str, headers: dict[str, str]) -> None:
         timeout = httpx.Timeout(5, read=None)
-        with httpx.stream("GET", url, headers=headers, timeout=timeout) as r:
-            kind = None
-            for line in r.iter_lines():
-                if self._stop.is_set():
-                    return
-                if line.startswith("event:"):
-                    kind = line.split(":", 1)[1].strip()
-                elif line.startswith("data:") and kind == "ready":
-                    self.ready.set()
-                elif line.startswith("data:") and kind == "inbox":
-                    data = line.split(":", 1)[1].strip()  # the web's events carry none
-                    self.events.put((time.monotonic(), json.loads(data) if data else {}))
+        try:
+            with httpx.stream("GET", url, headers=headers, timeout=timeout) as r:
+                self._response = r
+                self._read(r)
+        except (httpx.HTTPError, OSError, ValueError):
+            if not self._stop.is_set():  # closed by us: the socket went from under the read
+                raise
+
+    def _read(self, r: httpx.Response) -> None:
+        kind = None
+        for line in r.iter_lines():
+            if self._stop.is_set():
+                return
+            if line.startswith("event:"):
+                kind = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and kind == "ready":
+                self.ready.set()
+            elif line.startswith("data:") and kind == "inbox":
+                data = line.split(":", 1)[1].strip()  # the web's events carry none
+                self.events.put((time.monotonic(), json.loads(data) if data else {}))
 
     def next(self, within: float) -> tuple[float, dict[str, Any]] | None:
         try:
@@ -63,7 +74,18 @@ class EventStream:
             return None
 
     def close(self) -> None:
+        """Hang up now, as a closed tab does: the server sees the connection go."""
         self._stop.set()
+        if self._response is not None:  # a blocked read wakes only when its socket shuts
+            network = self._response.extensions["network_stream"]
+            with contextlib.suppress(OSError):
+                network.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+        self._thread.join(5)
+
+    def ended(self, within: float) -> bool:
+        """Whether the server ended the stream within `within` seconds."""
+        self._thread.join(within)
+        return not self._thread.is_alive()
 
 
 @contextmanager

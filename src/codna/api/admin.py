@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import OFFSET, window
+from codna.schemas import OFFSET, Number, UrlNumber, window
 from codna.services import access, grant_changes, members, tokens
 from codna.services.access import Grant
 from codna.services.grant_changes import CHANGES, GrantChange
@@ -56,7 +56,7 @@ class NewTokenFor(_Body):
 
 
 class Revoke(_Body):
-    token_id: int
+    token_id: Number
 
 
 class Done(BaseModel):
@@ -104,8 +104,8 @@ async def list_grants(caller: Reader) -> list[Grant]:
 )
 async def list_grant_changes(
     caller: Reader,
-    limit: Annotated[int, Query(**window(CHANGES, "changes"))] = CHANGES.default,
-    offset: Annotated[int, Query(**OFFSET)] = 0,
+    limit: Annotated[UrlNumber, Query(**window(CHANGES, "changes"))] = CHANGES.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
 ) -> list[GrantChange]:
     return await caller.run(grant_changes.list_grant_changes, limit=limit, offset=offset)
 

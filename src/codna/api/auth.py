@@ -54,6 +54,12 @@ class Bearer:
         """The member the token belongs to."""
         return await self.run(_itself)
 
+    def still_valid(self) -> Member:
+        """The token's member, checked again (for a stream held open); no limit counts it.
+        Raises Unauthenticated once the token is revoked or its member disabled."""
+        with database().scope():
+            return tokens.authenticate_token(self.secret).member
+
     def _call(
         self, service: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
     ) -> T:

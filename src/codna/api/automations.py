@@ -6,6 +6,7 @@ from fastapi import APIRouter, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
+from codna.schemas import UrlNumber
 from codna.services import automations
 from codna.services.automations import EVENT_TYPES, Automation
 
@@ -37,5 +38,5 @@ async def add_automation(caller: Writer, body: AddAutomation) -> Automation:
 
 
 @router.post("/automations/{automation_id}/disable", summary="Stop an automation")
-async def disable_automation(caller: Writer, automation_id: int) -> Automation:
+async def disable_automation(caller: Writer, automation_id: UrlNumber) -> Automation:
     return await caller.run(automations.disable, automation_id=automation_id)

@@ -90,7 +90,7 @@ async def _validation(request: Request, error: Exception) -> JSONResponse:
     if refused is not None:
         return error_response(refused)
     first = error.errors()[0] if error.errors() else {}
-    where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query"))
+    where = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path"))
     message = f"{where or 'The request'}: {first.get('msg', 'is malformed')}."
     return error_response(InvalidRequest(message, field=where or None))
 

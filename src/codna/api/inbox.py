@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict
 from sse_starlette import EventSourceResponse
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import OFFSET, Version, window
-from codna.services import inbox, links
+from codna.schemas import OFFSET, Number, UrlNumber, Version, window
+from codna.services import events, inbox, links
 from codna.services.inbox import Inbox, Pending
 from codna.services.limits import INBOX, PENDING, SUGGESTIONS
 from codna.services.members import Member
@@ -39,7 +39,7 @@ class DecideLink(_Body):
 
 
 class MarkRead(_Body):
-    ids: list[int] | None = None
+    ids: list[Number] | None = None
 
 
 class Marked(BaseModel):
@@ -58,8 +58,10 @@ async def list_links(
     caller: Reader,
     address: str | None = None,
     status: str | None = None,
-    limit: Annotated[int, Query(**window(SUGGESTIONS, "suggested links"))] = SUGGESTIONS.default,
-    offset: Annotated[int, Query(**OFFSET)] = 0,
+    limit: Annotated[
+        UrlNumber, Query(**window(SUGGESTIONS, "suggested links"))
+    ] = SUGGESTIONS.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
 ) -> list[Suggestion]:
     return await caller.run(
         links.list_links, address=address, status=status, limit=limit, offset=offset
@@ -67,17 +69,17 @@ async def list_links(
 
 
 @router.get("/links/{suggestion_id}", summary="One suggested link")
-async def read_link(caller: Reader, suggestion_id: int) -> Suggestion:
+async def read_link(caller: Reader, suggestion_id: UrlNumber) -> Suggestion:
     return await caller.run(links.read_link, suggestion_id=suggestion_id)
 
 
 @router.post("/links/{suggestion_id}/decide", summary="Accept or reject a suggested link")
-async def decide_link(caller: Writer, suggestion_id: int, body: DecideLink) -> Suggestion:
+async def decide_link(caller: Writer, suggestion_id: UrlNumber, body: DecideLink) -> Suggestion:
     return await caller.run(links.decide_link, suggestion_id=suggestion_id, **body.model_dump())
 
 
 @router.post("/links/{suggestion_id}/withdraw", summary="Withdraw one's suggested link")
-async def withdraw_link(caller: Writer, suggestion_id: int) -> Suggestion:
+async def withdraw_link(caller: Writer, suggestion_id: UrlNumber) -> Suggestion:
     return await caller.run(links.withdraw_link, suggestion_id=suggestion_id)
 
 
@@ -85,8 +87,8 @@ async def withdraw_link(caller: Writer, suggestion_id: int) -> Suggestion:
 async def pending_decisions(
     caller: Reader,
     kind: str | None = None,
-    limit: Annotated[int, Query(**window(PENDING, "of each kind"))] = PENDING.default,
-    offset: Annotated[int, Query(**OFFSET)] = 0,
+    limit: Annotated[UrlNumber, Query(**window(PENDING, "of each kind"))] = PENDING.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
 ) -> Pending:
     return await caller.run(inbox.pending_decisions, kind=kind, limit=limit, offset=offset)
 
@@ -94,7 +96,7 @@ async def pending_decisions(
 @router.get("/inbox", summary="One's inbox: what waits, and decisions on what one suggested")
 async def read_inbox(
     caller: Reader,
-    limit: Annotated[int, Query(**window(INBOX, "items"))] = INBOX.default,
+    limit: Annotated[UrlNumber, Query(**window(INBOX, "items"))] = INBOX.default,
     since: Annotated[
         datetime | None,
         Query(
@@ -118,16 +120,29 @@ async def mark_read(caller: Writer, body: MarkRead) -> Marked:
 @router.get(
     "/inbox/events",
     summary="Server-sent events: one `inbox` event per change that concerns the caller",
+    description=(
+        "First a `ready` event once subscribed; then an `inbox` event per change that concerns "
+        "the caller; a `resync` event when events may have been missed (fetch the inbox "
+        "again). The stream ends when its token is revoked or its member disabled; at most "
+        f"{inbox.STREAMS_PER_MEMBER} are open per member (`rate_limited` past that)."
+    ),
     response_class=EventSourceResponse,
 )
 async def inbox_events(request: Request, caller: Reader) -> EventSourceResponse:
-    return EventSourceResponse(_stream(request, await caller.member()), ping=15)
+    member = await caller.member()
+    inbox.streams.check(member)  # RateLimited: too many open already
+    return EventSourceResponse(_stream(request, member, caller.still_valid), ping=15)
 
 
-async def _stream(request: Request, member: Member) -> AsyncIterator[dict[str, Any]]:
-    async for event in inbox.changes_for(member, request.is_disconnected):
+async def _stream(
+    request: Request, member: Member, still_valid: Callable[[], object]
+) -> AsyncIterator[dict[str, Any]]:
+    changes = inbox.changes_for(member, request.is_disconnected, still_valid=still_valid)
+    async for event in changes:
         if event is None:  # say when the subscription is live: nothing from now is missed
             yield {"event": "ready", "data": json.dumps({"member": member.handle})}
+        elif event == events.RESYNC:  # events may have been missed: fetch again
+            yield {"event": "resync", "data": json.dumps({"fetch_again": True})}
         else:
             data = {"table": event.table, "id": event.id, "op": event.op}
             yield {"event": "inbox", "data": json.dumps(data)}

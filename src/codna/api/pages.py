@@ -8,7 +8,16 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import OFFSET, Edits, TagChanges, Version, edits_of, window
+from codna.schemas import (
+    OFFSET,
+    Edits,
+    JsonVersion,
+    TagChanges,
+    UrlNumber,
+    Version,
+    edits_of,
+    window,
+)
 from codna.services import changes, pages, reverts, revisions, search, transfer
 from codna.services.changes import EditResult
 from codna.services.limits import PAGES, READ_MANY, SEARCH
@@ -41,13 +50,13 @@ class EditPage(_Body):
     title: str | None = None
     tags: TagChanges = Field(default_factory=TagChanges)
     summary: str | None = None
-    base_version: int | None = None
+    base_version: JsonVersion | None = None
     dry_run: bool = False
 
 
 class VersionOfPage(_Body):
     address: str
-    version: Version
+    version: JsonVersion
     summary: str | None = None
 
 
@@ -110,8 +119,8 @@ async def list_pages(
         ),
     ] = None,
     trash: bool = False,
-    limit: Annotated[int, Query(**window(PAGES, "pages"))] = PAGES.default,
-    offset: Annotated[int, Query(**OFFSET)] = 0,
+    limit: Annotated[UrlNumber, Query(**window(PAGES, "pages"))] = PAGES.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
 ) -> list[PageSummary]:
     return await caller.run(
         pages.list_pages, address=address, in_trash=trash, limit=limit, offset=offset
@@ -188,7 +197,7 @@ async def search_pages(
         str | None,
         Query(description="Only pages under this folder, such as wiki:decisions/."),
     ] = None,
-    limit: Annotated[int, Query(**window(SEARCH, "results"))] = SEARCH.default,
+    limit: Annotated[UrlNumber, Query(**window(SEARCH, "results"))] = SEARCH.default,
 ) -> list[SearchHit]:
     return await caller.run(search.search, query=q, space=space, folder=folder, limit=limit)
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
-from codna.schemas import OFFSET, Edits, TagChanges, Version, edits_of, window
+from codna.schemas import OFFSET, Edits, JsonVersion, TagChanges, UrlNumber, edits_of, window
 from codna.services import suggestions
 from codna.services.limits import SUGGESTIONS
 from codna.services.suggestion_views import Suggestion
@@ -27,7 +27,7 @@ class SuggestEdit(_Body):
     reason: str
     title: str | None = None
     tags: TagChanges = Field(default_factory=TagChanges)
-    base_version: Version | None = None
+    base_version: JsonVersion | None = None
     dry_run: bool = False
 
 
@@ -87,8 +87,8 @@ async def list_suggestions(
         ),
     ] = None,
     status: str | None = None,
-    limit: Annotated[int, Query(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
-    offset: Annotated[int, Query(**OFFSET)] = 0,
+    limit: Annotated[UrlNumber, Query(**window(SUGGESTIONS, "suggestions"))] = SUGGESTIONS.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
     diff_now: Annotated[
         bool,
         Query(
@@ -108,12 +108,12 @@ async def list_suggestions(
 
 
 @router.get("/suggestions/{suggestion_id}", summary="One suggested change")
-async def read_suggestion(caller: Reader, suggestion_id: int) -> Suggestion:
+async def read_suggestion(caller: Reader, suggestion_id: UrlNumber) -> Suggestion:
     return await caller.run(suggestions.read_suggestion, suggestion_id=suggestion_id)
 
 
 @router.post("/suggestions/{suggestion_id}/decide", summary="Accept or reject a suggestion")
-async def decide(caller: Writer, suggestion_id: int, body: Decide) -> Suggestion:
+async def decide(caller: Writer, suggestion_id: UrlNumber, body: Decide) -> Suggestion:
     return await caller.run(
         suggestions.decide_edit_suggestion,
         suggestion_id=suggestion_id,
@@ -123,5 +123,5 @@ async def decide(caller: Writer, suggestion_id: int, body: Decide) -> Suggestion
 
 
 @router.post("/suggestions/{suggestion_id}/withdraw", summary="Withdraw one's suggestion")
-async def withdraw(caller: Writer, suggestion_id: int) -> Suggestion:
+async def withdraw(caller: Writer, suggestion_id: UrlNumber) -> Suggestion:
     return await caller.run(suggestions.withdraw_suggestion, suggestion_id=suggestion_id)

@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, WithJsonSchema
 
 from codna.schemas import Edits as FullEdits
-from codna.schemas import Version
+from codna.schemas import JsonVersion as Version
+from codna.schemas import Number
 from codna.services.limits import (
     INBOX,
     MAX_EDITS,
@@ -107,7 +108,8 @@ Kind = Annotated[
     Literal["change", "link"] | None, Field(description="Only suggested changes, or links.")
 ]
 Offset = Annotated[
-    int, Field(description="How many to skip, such as 50.", json_schema_extra={"minimum": 0})
+    Number,
+    Field(description="How many to skip, such as 50.", json_schema_extra={"minimum": 0}),
 ]
 
 
@@ -118,11 +120,19 @@ def _limit(bounds: Window) -> Any:  # the default is the example
     )
 
 
-PagesLimit = Annotated[int, _limit(PAGES)]
-HitsLimit = Annotated[int, _limit(SEARCH)]
-SuggestionsLimit = Annotated[int, _limit(SUGGESTIONS)]
-PendingLimit = Annotated[int, _limit(PENDING)]
-InboxLimit = Annotated[int, _limit(INBOX)]
+PagesLimit = Annotated[Number, _limit(PAGES)]
+HitsLimit = Annotated[Number, _limit(SEARCH)]
+SuggestionsLimit = Annotated[Number, _limit(SUGGESTIONS)]
+PendingLimit = Annotated[Number, _limit(PENDING)]
+InboxLimit = Annotated[Number, _limit(INBOX)]
+After = Annotated[
+    Number | None,
+    Field(description="Only notifications newer than this one: the latest you saw."),
+]
+NotificationIds = Annotated[
+    list[Number] | None,
+    Field(description="Notification ids from inbox, such as [41, 42]; default all."),
+]
 
 SuggestionKind = Literal["change", "link"]
 

@@ -25,10 +25,7 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool_for("read", name="inbox", title="Your inbox", annotations=READ)
     def read_inbox(
-        after: Annotated[
-            int | None,
-            Field(description="Only notifications newer than this one: the latest you saw."),
-        ] = None,
+        after: a.After = None,
         since: Annotated[
             datetime | None,
             Field(description="Only what came after this time, such as 2026-05-04T09:00:00Z."),
@@ -57,10 +54,7 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool_for("read", title="Mark read", annotations=SUGGEST)
     def mark_read(
-        ids: Annotated[
-            list[int] | None,
-            Field(description="Notification ids from inbox, such as [41, 42]; default all."),
-        ] = None,
+        ids: a.NotificationIds = None,
     ) -> Marked:
         """Mark notifications of your inbox read, so the next look shows what is new."""
         return Marked(marked=inbox.mark_read(me(), ids=ids))

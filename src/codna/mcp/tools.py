@@ -23,7 +23,7 @@ from codna.mcp.answers import (
     Trashed,
 )
 from codna.mcp.server import CodnaMCP
-from codna.schemas import Version, edits_of
+from codna.schemas import JsonVersion, edits_of
 from codna.services import changes, pages, reverts, revisions, search
 from codna.services.addresses import SPACES
 from codna.services.limits import PAGES, READ_MANY, SEARCH
@@ -160,7 +160,7 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("edit", title="Revert or restore", annotations=UNDO)
     def revert_document(
         address: a.Address,
-        version: Annotated[Version, Field(description="The revision to undo, such as 4.")],
+        version: Annotated[JsonVersion, Field(description="The revision to undo, such as 4.")],
         restore: Annotated[
             bool, Field(description="true: make the page as it was at version instead.")
         ] = False,

@@ -32,6 +32,11 @@ class Event:
     op: str
 
 
+# Events may have been missed (a subscriber fell behind, or the database's notifications were
+# lost while its listener reconnected): whoever listens must fetch what it shows again.
+RESYNC = Event("resync", 0, "resync")
+
+
 class Bus:
     """Fans events out to the subscribers of this process; safe to publish from any thread."""
 
@@ -60,8 +65,13 @@ class Bus:
 
 
 def _offer(queue: asyncio.Queue[Event], event: Event) -> None:
-    if not queue.full():  # a subscriber that stopped reading misses events, never blocks us
-        queue.put_nowait(event)
+    """Queue the event; a subscriber that fell behind never blocks the others, and is told to
+    fetch again instead of missing events unawares."""
+    if queue.full():
+        while not queue.empty():
+            queue.get_nowait()
+        event = RESYNC
+    queue.put_nowait(event)
 
 
 bus = Bus()
@@ -86,4 +96,9 @@ async def relay_database_events() -> None:
     def handle(payload: dict[str, Any]) -> None:
         bus.publish(Event(str(payload["table"]), int(payload["id"]), str(payload["op"])))
 
-    await notify.listen(db.url, handle, ready=bus.listening.set)
+    def ready() -> None:
+        if bus.listening.is_set():  # listening again: what was sent meanwhile is lost
+            bus.publish(RESYNC)
+        bus.listening.set()
+
+    await notify.listen(db.url, handle, ready=ready)

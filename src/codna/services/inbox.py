@@ -4,7 +4,11 @@ they suggested. Who decides is computed when asked, from the grants as they are 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import threading
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -12,7 +16,7 @@ import anyio
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.errors import InvalidRequest
+from codna.errors import InvalidRequest, RateLimited, Unauthenticated
 from codna.services import events
 from codna.services.access import Rights, rights
 from codna.services.addresses import Address
@@ -366,24 +370,90 @@ def pages_changed(member: Member, after: int) -> tuple[bool, int]:
         return False, latest
 
 
+# Live streams one member may hold open in one server process (tabs, clients).
+STREAMS_PER_MEMBER = 8
+# How often an open stream checks that its token or session still holds, in seconds.
+RECHECK_SECONDS = 5.0
+
+
+class _Streams:
+    """The live streams open in this process, by member."""
+
+    def __init__(self) -> None:
+        self._open: Counter[int] = Counter()
+        self._lock = threading.Lock()
+
+    def _refused(self, member: Member) -> RateLimited:
+        return RateLimited(
+            f"{STREAMS_PER_MEMBER} live streams are open for this member already, the most "
+            "one member may hold; close one (another tab or client) and try again.",
+            retry_after=RECHECK_SECONDS,
+            limit=STREAMS_PER_MEMBER,
+        )
+
+    def check(self, member: Member) -> None:
+        """Raises RateLimited if `member` may open no other stream now."""
+        with self._lock:
+            if self._open[member.id] >= STREAMS_PER_MEMBER:
+                raise self._refused(member)
+
+    @contextmanager
+    def held(self, member: Member) -> Iterator[None]:
+        """One stream of `member`'s, open while the block runs. Raises RateLimited."""
+        with self._lock:
+            if self._open[member.id] >= STREAMS_PER_MEMBER:
+                raise self._refused(member)
+            self._open[member.id] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open[member.id] -= 1
+                if not self._open[member.id]:
+                    del self._open[member.id]
+
+
+streams = _Streams()
+
+
 async def changes_for(
-    member: Member, stopped: Callable[[], Awaitable[bool]], *, pages_too: bool = False
+    member: Member,
+    stopped: Callable[[], Awaitable[bool]],
+    *,
+    still_valid: Callable[[], object],
+    pages_too: bool = False,
 ) -> AsyncIterator[Event | None]:
     """The changes that concern `member`'s inbox (`concerns`), as they happen, until
-    `stopped()` says so: first None, once the subscription is live (nothing from then on is
-    missed), then each event that concerns the member. With `pages_too`, a page event
-    (`table` "outbox") comes too when a page changed holds a suggestion of theirs, or one they
-    decide on (`pages_changed`). The database is read in the thread pool."""
-    with events.bus.subscribe() as queue:
+    `stopped()` says so or the credential ends: first None, once the subscription is live
+    (nothing from then on is missed), then each event that concerns the member, and
+    events.RESYNC whenever events may have been missed (fetch again then). With `pages_too`,
+    a page event (`table` "outbox") comes too when a page changed holds a suggestion of
+    theirs, or one they decide on (`pages_changed`).
+
+    `still_valid` checks the stream's token or session (it raises Unauthenticated once
+    revoked, signed out, or its member disabled); it is called every RECHECK_SECONDS and the
+    stream ends when it raises. At most STREAMS_PER_MEMBER streams per member are open in a
+    process (RateLimited past that: call `streams.check` before answering). The database is
+    read in the thread pool."""
+    with streams.held(member), events.bus.subscribe() as queue:
         with anyio.move_on_after(10):  # looked at, not waited on in a thread: those do work
             while not events.bus.listening.is_set():
                 await anyio.sleep(0.01)
         seen = await anyio.to_thread.run_sync(latest_page_event) if pages_too else 0
         yield None
+        checked = time.monotonic()
         while not await stopped():
+            if time.monotonic() - checked >= RECHECK_SECONDS:
+                try:
+                    await anyio.to_thread.run_sync(still_valid)
+                except Unauthenticated:
+                    return
+                checked = time.monotonic()
             with anyio.move_on_after(1):
                 event = await queue.get()
-                if event.table == "outbox":
+                if event == events.RESYNC:
+                    wakes = True
+                elif event.table == "outbox":
                     if not pages_too:
                         continue
                     wakes, seen = await anyio.to_thread.run_sync(pages_changed, member, seen)

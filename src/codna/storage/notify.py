@@ -23,7 +23,8 @@ async def listen(
     url: sa.URL, handle: Callable[[dict[str, Any]], None], *, ready: Callable[[], None]
 ) -> None:
     """Call `handle` with each notification's payload, for ever; reconnects when the database
-    goes away. `ready` is called once listening. Cancel the task to stop."""
+    goes away. `ready` is called each time it is listening, again after a reconnection
+    (whatever was sent in between is lost). Cancel the task to stop."""
     delay = 0.5
     while True:
         try:

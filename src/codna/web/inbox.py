@@ -90,12 +90,17 @@ async def count(seen: Seen) -> Response:
 @router.get("/inbox/events")
 async def live(request: Request, seen: Seen) -> EventSourceResponse:
     """Server-sent events, with the session: an `inbox` event whenever what the visitor's
-    inbox shows may have changed; the page fetches what changed."""
+    inbox shows may have changed (or events were missed); the page fetches what changed. The
+    stream ends when the session does."""
     member = await seen.run(lambda member: member)
+    inbox.streams.check(member)  # RateLimited: too many open already
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         # The cards show whether a suggestion still applies: a change to its page wakes too.
-        async for event in inbox.changes_for(member, request.is_disconnected, pages_too=True):
+        changes = inbox.changes_for(
+            member, request.is_disconnected, still_valid=seen.still_valid, pages_too=True
+        )
+        async for event in changes:
             yield {"event": "ready" if event is None else "inbox", "data": ""}
 
     return EventSourceResponse(stream(), ping=15)

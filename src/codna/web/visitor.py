@@ -72,6 +72,14 @@ class Visitor:
 
         return await anyio.to_thread.run_sync(call)
 
+    def still_valid(self) -> Member:
+        """The session's member, checked again (for a stream held open). Raises
+        Unauthenticated once signed out, ended, or its member disabled."""
+        if self.session is None:
+            raise Unauthenticated("Sign in to see this.")
+        with database().scope():
+            return sessions.session_member(self.session)
+
     def keep(self, response: Response, *, secure: bool) -> Response:
         """Set the anonymous cookie on `response` if this visitor has none yet."""
         if self.new_seed:
