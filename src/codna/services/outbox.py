@@ -7,9 +7,10 @@ reverts, restored versions, accepted suggestions and links); suggesting writes n
 A worker claims one event at a time for a lease: on PostgreSQL with `FOR UPDATE SKIP
 LOCKED`, so that workers in several processes never take the same one; on SQLite in the one
 writer's transaction. The event is done only once its routines have finished, and only by
-the worker that holds it. A failure is recorded and the event comes back after a back-off,
-up to MAX_ATTEMPTS; a worker that stops mid-run leaves its lease to run out, and the event is
-taken again. Events that no automation watches are marked done as they are met.
+the worker that holds it. Each automation that finishes is recorded for the event; a failure
+is recorded and the event comes back after a back-off, up to MAX_ATTEMPTS, to run only the
+automations that have not finished; a worker that stops mid-run leaves its lease to run out,
+and the event is taken again. Events that no automation watches are marked done as they are met.
 
 These functions are the worker's, which acts for no member: they take a worker's name.
 """
@@ -30,7 +31,7 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.limits import is_id
 from codna.storage.database import inserted_id
-from codna.storage.schema import outbox
+from codna.storage.schema import outbox, outbox_automations_done
 
 EventType = Literal["document.created", "document.changed"]
 # Runs of one event before it is failed for good; the back-off before each next one doubles.
@@ -290,3 +291,32 @@ def latest(*, limit: int = 20) -> list[Event]:
     with database().read() as conn:
         rows = conn.execute(sa.select(outbox).order_by(outbox.c.id.desc()).limit(limit))
         return [_event(row) for row in rows.mappings()]
+
+
+def automations_done(event_id: int) -> frozenset[int]:
+    """The automations that already finished for the event: a retry leaves them out."""
+    with database().read() as conn:
+        rows = conn.execute(
+            sa.select(outbox_automations_done.c.automation_id).where(
+                outbox_automations_done.c.event_id == event_id
+            )
+        )
+        return frozenset(rows.scalars())
+
+
+def automation_done(event_id: int, automation_id: int) -> None:
+    """Record that the automation finished for the event, so it is never run for it again
+    when another automation of the same event fails and the event is retried."""
+    with database().write() as conn:
+        done_already = conn.execute(
+            sa.select(outbox_automations_done.c.event_id).where(
+                outbox_automations_done.c.event_id == event_id,
+                outbox_automations_done.c.automation_id == automation_id,
+            )
+        ).first()
+        if done_already is None:
+            conn.execute(
+                outbox_automations_done.insert().values(
+                    event_id=event_id, automation_id=automation_id, done_at=now()
+                )
+            )

@@ -188,6 +188,8 @@ tokens = sa.Table(
     # output.
     sa.Column("routine", sa.String(100)),
     sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE")),
+    # A run token stops working at this time even if nobody revokes it (its server was killed).
+    sa.Column("expires_at", UTCDateTime),
 )
 
 SUGGESTION_STATUSES = "status IN ('pending', 'accepted', 'rejected', 'withdrawn')"
@@ -436,11 +438,33 @@ runs = sa.Table(
     sa.Column("run_page", sa.String(521)),
     sa.Column("error", sa.Text),
     sa.Column("output", sa.Text),
+    # Who runs it: the host and process of its server, and its command's process group (if
+    # any), so that a start after that process died closes the run and kills the command.
+    sa.Column("host", sa.String(255)),
+    sa.Column("pid", sa.Integer),
+    sa.Column("command_pid", sa.Integer),
     sa.CheckConstraint(
         "status IN (" + ", ".join(f"'{s}'" for s in RUN_STATUSES) + ")", name="status"
     ),
 )
 sa.Index("ix_runs_member_id", runs.c.member_id)
+sa.Index("ix_runs_status", runs.c.status)
+
+# Each automation that finished for an event: a retry of the event runs only the others.
+outbox_automations_done = sa.Table(
+    "outbox_automations_done",
+    metadata,
+    sa.Column(
+        "event_id", sa.Integer, sa.ForeignKey("outbox.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column(
+        "automation_id",
+        sa.Integer,
+        sa.ForeignKey("automations.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("done_at", UTCDateTime, nullable=False),
+)
 
 # Every change of a grant: who made it and when, whom it concerns, where, and the level before
 # and after (None before: given; None after: taken back). Written in the change's transaction.

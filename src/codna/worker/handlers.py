@@ -15,8 +15,11 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+import anyio.to_thread
+
 from codna.errors import CodnaError, InvalidRequest, NotFound
-from codna.services import automations
+from codna.services import automations, outbox
 from codna.services.automations import Automation
 from codna.services.outbox import Event
 from codna.worker.threads import in_daemon_thread
@@ -98,10 +101,15 @@ async def run_handler(handler: Handler, event: Event, automation: Automation) ->
 
 async def dispatch(event: Event, found: list[Automation]) -> None:
     """The worker's default: run each automation's routine by its registered handler, one
-    after another. Every one runs even when one before it failed; then, if any failed (or
-    has no handler in this worker), raises RunFailed naming each."""
+    after another, leaving out those that already finished for this event (an earlier try
+    of it failed for another). Every one runs even when one before it failed; each that
+    succeeds is recorded at once; then, if any failed (or has no handler in this worker),
+    raises RunFailed naming each, and only those run when the event is tried again."""
+    finished = await anyio.to_thread.run_sync(outbox.automations_done, event.id)
     failures = []
     for automation in found:
+        if automation.id in finished:
+            continue
         handler = handlers.get(automation.routine) or next(iter(others), None)
         try:
             if handler is None:
@@ -113,5 +121,8 @@ async def dispatch(event: Event, found: list[Automation]) -> None:
             await run_handler(handler, event, automation)
         except Exception as error:
             failures.append(f"automation {automation.id} ({automation.routine}): {describe(error)}")
+        else:
+            with anyio.CancelScope(shield=True):  # ran: recorded even if the worker is stopping
+                await anyio.to_thread.run_sync(outbox.automation_done, event.id, automation.id)
     if failures:
         raise RunFailed("; ".join(failures))
