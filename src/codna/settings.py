@@ -43,6 +43,11 @@ class Settings:
     rate_window: float = field(
         default_factory=lambda: float(os.environ.get("CODNA_RATE_WINDOW", "60"))
     )
+    # Seconds one SQL statement may run on PostgreSQL before the server cancels it (0: no
+    # bound); the call is then refused as too_large, so one caller cannot hold the database.
+    statement_timeout: float = field(
+        default_factory=lambda: float(os.environ.get("CODNA_STATEMENT_TIMEOUT", "10"))
+    )
     # Threads that do a process's work at once (0: as `work_threads` says for the engine).
     threads: int = field(default_factory=lambda: int(os.environ.get("CODNA_THREADS", "0")))
 

@@ -25,7 +25,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Connection, Engine, RootTransaction
 
-from codna.errors import Unavailable
+from codna.errors import TooLarge, Unavailable
+from codna.settings import Settings
 from codna.storage import schema
 
 DEFAULT_URL = "sqlite:///data/codna.db"
@@ -47,9 +48,18 @@ def database_url() -> str:
 class Database:
     """One database: its engine, and the two kinds of transaction the services use."""
 
-    def __init__(self, url: str, *, create: bool = True, **engine_options: Any) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        create: bool = True,
+        statement_timeout: float | None = None,
+        **engine_options: Any,
+    ) -> None:
         """The database at `url`. With `create=False` an SQLite file that is not there is never
-        made (nor its folder): connecting to it fails instead."""
+        made (nor its folder): connecting to it fails instead. On PostgreSQL each statement
+        may run `statement_timeout` seconds (default: the CODNA_STATEMENT_TIMEOUT setting; 0
+        for no bound) before the server cancels it."""
         self.url = sa.make_url(url)
         if self.url.get_backend_name() == "postgresql" and self.url.drivername == "postgresql":
             self.url = self.url.set(drivername="postgresql+psycopg")
@@ -64,10 +74,19 @@ class Database:
         engine_options.setdefault("pool_size", 10)
         engine_options.setdefault("max_overflow", 20)
         engine_options.setdefault("pool_pre_ping", self.dialect != "sqlite")
+        if statement_timeout is None:
+            statement_timeout = Settings().statement_timeout
+        self.statement_timeout = statement_timeout
         if self.dialect == "sqlite":
             self.engine = _sqlite_engine(self.url, create=create, **engine_options)
         else:
-            self.engine = sa.create_engine(self.url, **engine_options)
+            # Set as the connection starts, so it holds in every transaction on it.
+            connect_args = dict(engine_options.pop("connect_args", {}))
+            milliseconds = max(0, round(statement_timeout * 1000))
+            connect_args["options"] = (
+                f"{connect_args.get('options', '')} -c statement_timeout={milliseconds}".strip()
+            )
+            self.engine = sa.create_engine(self.url, connect_args=connect_args, **engine_options)
 
     @property
     def is_sqlite(self) -> bool:
@@ -174,10 +193,21 @@ class Database:
         mid-transaction) is Unavailable, a refusal each interface answers cleanly; what the
         transaction did is rolled back. The pool tests each connection as it is taken, so the
         first request after the server is back gets a fresh one. An SQLite file has no server:
-        its errors stay what they are."""
+        its errors stay what they are.
+
+        A statement PostgreSQL cancelled because it ran past the statement timeout is TooLarge:
+        the call asked for more work than one call may do.
+        """
         try:
             yield
         except (sa.exc.OperationalError, sa.exc.InterfaceError) as error:
+            if not self.is_sqlite and _cancelled(error):
+                raise TooLarge(
+                    "The database stopped this call after "
+                    f"{self.statement_timeout:g} s, the most one statement may run; "
+                    "ask for less, such as fewer or rarer search words or a smaller limit.",
+                    limit=self.statement_timeout,
+                ) from error
             if self.is_sqlite or not _unreachable(error):
                 raise
             raise Unavailable(
@@ -190,6 +220,8 @@ class Database:
         to run twice)."""
         with self.engine.connect() as conn:
             if not self.is_sqlite:
+                # A migration may rewrite every row: the statement timeout is for calls.
+                conn.execute(sa.text("SET statement_timeout = 0"))
                 conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": _MIGRATION_LOCK})
                 conn.commit()
             try:
@@ -204,6 +236,7 @@ class Database:
                     conn.execute(
                         sa.text("SELECT pg_advisory_unlock(:key)"), {"key": _MIGRATION_LOCK}
                     )
+                    conn.execute(sa.text("RESET statement_timeout"))
                     conn.commit()
 
     def dispose(self) -> None:
@@ -219,6 +252,13 @@ def _unreachable(error: sa.exc.DBAPIError) -> bool:
         return True
     state = getattr(error.orig, "sqlstate", None)
     return state is None or state.startswith(("08", "57P"))
+
+
+def _cancelled(error: sa.exc.DBAPIError) -> bool:
+    """Whether PostgreSQL cancelled the statement for running past its statement timeout
+    (query_canceled, 57014); not a lost connection, and not unavailable."""
+    state = getattr(error.orig, "sqlstate", None)
+    return state == "57014" and "statement timeout" in str(error.orig)
 
 
 @contextmanager
