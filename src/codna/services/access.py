@@ -40,6 +40,15 @@ class Grant:
 NEVER_EDITED = "raw"
 
 
+def under(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]:
+    """Whether `column` starts with `prefix`, exactly as `str.startswith` says: code point by
+    code point. Not LIKE, which SQLite matches without regard to letter case, and whose
+    wildcards and escapes a path may hold."""
+    if not prefix:
+        return sa.true()
+    return sa.func.substr(column, 1, len(prefix)) == prefix
+
+
 @dataclass(frozen=True)
 class Held:
     """A grant as its member holds it: `level` on a space (path ''), a folder (a path ending
@@ -64,7 +73,7 @@ class Held:
         if self.path == "":
             return in_space
         if self.path.endswith("/"):
-            return sa.and_(in_space, pages.c.path.startswith(self.path, autoescape=True))
+            return sa.and_(in_space, under(pages.c.path, self.path))
         return sa.and_(in_space, pages.c.path == self.path)
 
 
@@ -168,7 +177,7 @@ class Rights:
             return sa.true()
         clauses = [held.clause() for held in self.grants]
         if self.member.is_agent:
-            own = pages.c.path.startswith(f"{self.member.name}/", autoescape=True)
+            own = under(pages.c.path, f"{self.member.name}/")
             clauses.append(sa.and_(pages.c.space == "output", own))
         return sa.or_(sa.false(), *clauses)
 

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import NotFound
-from codna.services.access import Rights
+from codna.services.access import Rights, under
 from codna.services.addresses import Address
 from codna.storage.schema import pages
 
@@ -94,9 +94,7 @@ def listing_address(
         .where(
             mine.readable(),
             pages.c.space == where.space,
-            sa.or_(
-                pages.c.path == where.path, pages.c.path.startswith(folder.path, autoescape=True)
-            ),
+            sa.or_(pages.c.path == where.path, under(pages.c.path, folder.path)),
         )
         .order_by(sa.case((pages.c.path == where.path, 0), else_=1))
         .limit(1)

@@ -21,7 +21,14 @@ from codna.markdown.limits import (
     normalise_newlines,
 )
 from codna.services import outbox, search_index
-from codna.services.access import Rights, access_page, authorise, create_refused, rights
+from codna.services.access import (
+    Rights,
+    access_page,
+    authorise,
+    create_refused,
+    rights,
+    under,
+)
 from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
@@ -142,9 +149,7 @@ def address_clause(where: Address) -> sa.ColumnElement[bool]:
     if where.kind == "space":
         return pages.c.space == where.space
     if where.kind == "folder":
-        return sa.and_(
-            pages.c.space == where.space, pages.c.path.startswith(where.path, autoescape=True)
-        )
+        return sa.and_(pages.c.space == where.space, under(pages.c.path, where.path))
     return sa.and_(pages.c.space == where.space, pages.c.path == where.path)
 
 
