@@ -7,7 +7,7 @@ import pytest
 
 from codna.errors import NotFound
 from codna.markdown.edits import parse_edits
-from codna.services import access, pages, suggestions
+from codna.services import access, inbox, pages, suggestions
 from tests.services.conftest import Team
 
 SECRET = "The launch is on the ninth."
@@ -43,3 +43,18 @@ def test_reading_and_listing_show_only_the_status(team: Team) -> None:
         assert (view.page_title, view.diff, view.diff_now, view.edits) == ("", "", None, ())
         assert view.current_version is None and view.note is None and view.applies is None
         assert "ninth" not in repr(view) and "Launch" not in repr(view)
+
+
+def test_a_decision_on_a_page_they_cannot_read_stays_out_of_the_inbox(team: Team) -> None:
+    made = _suggested_then_lost(team)
+    suggestions.decide_edit_suggestion(
+        team.writer, suggestion_id=made, decision="reject", reason="Not ninth: launch is on."
+    )
+    box = inbox.inbox(team.stranger)
+    assert box.decisions == () and box.unread == 0 and box.latest is None
+    assert "launch" not in repr(box).lower()
+    # Read given back, the decision is there again, as it was.
+    access.share(team.admin, address="wiki:plans/", member="sam@example.com", level="read")
+    box = inbox.inbox(team.stranger)
+    assert [(d.suggestion_id, d.status) for d in box.decisions] == [(made, "rejected")]
+    assert box.unread == 1

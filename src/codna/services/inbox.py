@@ -211,6 +211,8 @@ def inbox(
         raise InvalidRequest(
             "after is the id of a notification, such as the inbox's latest.", field="after"
         )
+    # Theirs, on pages they can read now: a decision on a page since hidden from them shows
+    # nothing of it, nor counts.
     mine_only = notifications.c.member_id == actor.id
     kept = [mine_only]
     if since is not None:
@@ -218,7 +220,9 @@ def inbox(
     if after is not None:
         kept.append(notifications.c.id > after)
     with database().read() as conn:
-        waiting = _pending(conn, rights(conn, actor), kind=None, limit=limit, offset=0, since=since)
+        mine = rights(conn, actor)
+        kept.append(mine.readable())
+        waiting = _pending(conn, mine, kind=None, limit=limit, offset=0, since=since)
         rows = (
             conn.execute(
                 sa.select(
@@ -254,7 +258,9 @@ def inbox(
             sa.select(
                 sa.func.count(sa.case((notifications.c.read_at.is_(None), 1))),
                 sa.func.max(notifications.c.id),
-            ).where(mine_only)
+            )
+            .select_from(notifications.join(pages, pages.c.id == notifications.c.page_id))
+            .where(mine_only, mine.readable())
         ).one()
         who = names(conn, {r["decided_by"] for r in rows if r["decided_by"]})
     decisions = tuple(
