@@ -229,3 +229,18 @@ def test_sixteen_decisions_at_once_make_one_revision_and_one_decision(two_pages:
     history = revisions.history(team.writer, address=A)
     assert len(history) == (2 if done[0].status == "accepted" else 1)
     assert len(inbox.inbox(team.agent).decisions) == 1
+
+
+def test_an_editor_who_cannot_read_the_target_can_only_reject(two_pages: Team) -> None:
+    team = two_pages
+    access.share(team.admin, address="wiki:decisions/", member="sam@example.com", level="write")
+    link = links.suggest_link(team.agent, address=A, target=B, reason="It is the guide.")
+    seen = links.read_link(team.stranger, suggestion_id=link.id)
+    assert (seen.target, seen.target_title, seen.actions) == (None, None, ("reject",))
+    with pytest.raises(NoLongerApplies) as refused:
+        links.decide_link(team.stranger, suggestion_id=link.id, decision="accept")
+    assert "Style guide" not in refused.value.message and B not in refused.value.message
+    page = pages.read_page(team.writer, address=A)
+    assert page.version == 1 and B not in page.body
+    rejected = links.decide_link(team.stranger, suggestion_id=link.id, decision="reject")
+    assert rejected.status == "rejected"

@@ -17,7 +17,7 @@ from codna.markdown.apply import apply_edits
 from codna.markdown.limits import check_text, normalise_newlines
 from codna.markdown.links import link_edits, links_to
 from codna.services import lifecycle
-from codna.services.access import Rights, access_page
+from codna.services.access import Rights, access_page, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.attribution import suggested_by
 from codna.services.changes import Change, apply_change, save_change
@@ -83,6 +83,15 @@ def _accept(conn: Connection, actor: Member, page: PageRow, row: LinkRow) -> Pag
     """The link made on the page as it is now, one revision by the actor whose summary names
     the suggester and the reason. Raises NoLongerApplies (the anchor text is gone)."""
     [target] = page_heads(conn, {row.target_page_id}).values()
+    if not rights(conn, actor).can_read(target.space, target.path, target.created_by):
+        # Accepting would write the target's title and address where the acceptor's readers
+        # see them, on the word of someone who cannot read it.
+        raise NoLongerApplies(
+            "The page this link points to is not one you can read now, so you cannot put a "
+            "link to it on this page; only rejecting is left.",
+            edit_index=0,
+            reason="target_unreadable",
+        )
     target_at = Address(target.space, target.path)
     edits = link_edits(page.body, target=str(target_at), label=target.title, anchor=row.anchor)
     try:

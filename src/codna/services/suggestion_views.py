@@ -176,15 +176,17 @@ def _view(
             f"Written against version {change.base_version}; the page is at version "
             f"{page.version} now. Accepting applies the edits to version {page.version}."
         )
+    target = by_page[link.target_page_id] if link else None
+    sees_target = target is not None and target.id in readable
     actions: list[str] = []
     if pending and decides and not page.in_trash:
-        actions += ["reject"] if problem else ["accept", "reject"]
+        # A link to a page the decider cannot read is theirs to reject, never to accept.
+        only_reject = problem or (link is not None and not sees_target)
+        actions += ["reject"] if only_reject else ["accept", "reject"]
     if pending and row.suggester_id == mine.member.id:
         actions.append("withdraw")
     suggester = people[row.suggester_id]
     decider = people.get(row.decided_by) if row.decided_by is not None else None
-    target = by_page[link.target_page_id] if link else None
-    sees_target = target is not None and target.id in readable
     # A suggester who can no longer read the page sees only their suggestion's status.
     return Suggestion(
         id=row.id,
