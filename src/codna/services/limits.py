@@ -34,7 +34,9 @@ __all__ = [
     "READ_MANY",
     "RUNS",
     "SEARCH",
+    "SEARCH_BUDGET",
     "SUGGESTIONS",
+    "SearchBudget",
     "Window",
     "check_limit",
     "check_offset",
@@ -58,6 +60,23 @@ INBOX = Window(default=20, most=200)
 RUNS = Window(default=50, most=500)
 # How many pages one call reads at most (pages.read_pages).
 READ_MANY = 20
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """The work one search may cause, refused beyond (services/search.py): `words` in all (a
+    phrase's words count each), `prefixes` terms ending in `*`, each with at least
+    `prefix_chars` letters before it (a shorter one matches most of the vocabulary), and
+    `candidates` sections of readable pages matching every term, the most one search ranks;
+    the database counts them with a LIMIT before it scores any."""
+
+    words: int
+    prefixes: int
+    prefix_chars: int
+    candidates: int
+
+
+SEARCH_BUDGET = SearchBudget(words=20, prefixes=3, prefix_chars=3, candidates=10_000)
 
 
 def check_limit(limit: int, window: Window, *, field: str = "limit") -> int:

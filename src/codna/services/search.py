@@ -23,12 +23,12 @@ from codna.markdown.search_sections import TITLE_ORDINAL
 from codna.services.access import rights
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.context import database
-from codna.services.limits import SEARCH, check_limit
+from codna.services.limits import SEARCH, SEARCH_BUDGET, check_limit
 from codna.services.members import Member
 from codna.services.nearest import listing_address
 from codna.storage.schema import page_sections, pages
 
-MAX_TERMS = 20  # words and phrases in one query
+MAX_TERMS = SEARCH_BUDGET.words  # words in one query, a phrase's each counted
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A query's terms: "a phrase in quotes" (an unclosed quote runs to the end), a word, a prefix*.
 _TERM = re.compile(r'"([^"]*)"?|(\w+)(\*?)', re.UNICODE)
@@ -51,6 +51,36 @@ def terms(query: str) -> list[Term]:
         if words:
             found.append(Term(words, prefix=bool(star) or phrase.rstrip().endswith("*")))
     return found
+
+
+def check_budget(found: list[Term]) -> None:
+    """Refuse a query whose terms could cost more than one search may (SEARCH_BUDGET): too
+    many words, too many prefixes, or a prefix so short it matches most words. Raises
+    InvalidRequest (field, limit)."""
+    words = sum(len(term.words) for term in found)
+    if words > MAX_TERMS:
+        raise InvalidRequest(
+            f"A search takes at most {MAX_TERMS} words, each word of a phrase counted; "
+            f"this one has {words}.",
+            field="query",
+            limit=MAX_TERMS,
+        )
+    prefixes = [term.words[-1] for term in found if term.prefix]
+    if len(prefixes) > SEARCH_BUDGET.prefixes:
+        raise InvalidRequest(
+            f"A search takes at most {SEARCH_BUDGET.prefixes} prefix* terms; this one has "
+            f"{len(prefixes)}. Write more of the words out.",
+            field="query",
+            limit=SEARCH_BUDGET.prefixes,
+        )
+    short = next((p for p in prefixes if len(p) < SEARCH_BUDGET.prefix_chars), None)
+    if short is not None:
+        raise InvalidRequest(
+            f"A prefix needs at least {SEARCH_BUDGET.prefix_chars} letters before its *; "
+            f"{short}* would match too many words.",
+            field="query",
+            limit=SEARCH_BUDGET.prefix_chars,
+        )
 
 
 def _fts5(found: list[Term]) -> str:
@@ -106,21 +136,20 @@ def search(
     it; a space's is the space). Each page comes once, with its best section; pages whose
     title matches come first, then by how well their best row matches.
 
-    Raises InvalidRequest (no words, more than MAX_TERMS terms, a query that is not text or
-    the index cannot read, an unknown space, a folder that is not a folder's address or not in
-    `space`, a limit beyond SEARCH), NotFound (a folder with no page the actor can read: with
-    `nearest`, as list_pages says).
+    The work is bounded (SEARCH_BUDGET): the terms are checked first, then the sections of
+    readable pages that match are counted, at most `candidates` and one more, before any is
+    scored; a search that matches more is refused, not cut short.
+
+    Raises InvalidRequest (no words, a query beyond SEARCH_BUDGET or matching more sections
+    than it, a query that is not text or the index cannot read, an unknown space, a folder
+    that is not a folder's address or not in `space`, a limit beyond SEARCH), NotFound (a
+    folder with no page the actor can read: with `nearest`, as list_pages says).
     """
     check_plain_text(query or "", field="query")
     found = terms(query or "")
     if not found:
         raise InvalidRequest("Give at least one word to search for.", field="query")
-    if len(found) > MAX_TERMS:
-        raise InvalidRequest(
-            f"A search takes at most {MAX_TERMS} words and phrases; this one has {len(found)}.",
-            field="query",
-            limit=MAX_TERMS,
-        )
+    check_budget(found)
     if space is not None and space not in SPACES:
         raise InvalidRequest(f"'{space}' is not a space.", field="space")
     under = parse_address(folder, field="folder") if folder is not None else None
@@ -136,6 +165,7 @@ def search(
             if under is not None:
                 where.append(_under(listing_address(conn, mine, under)))
             index = _SqliteIndex(found) if conn.dialect.name == "sqlite" else _PostgresIndex(found)
+            _check_candidates(conn, index, where)
             best = conn.execute(_best_pages(index, where, limit), index.params).all()
             snippets = _snippets(conn, index, best)
     except sa.exc.DBAPIError as error:
@@ -159,6 +189,31 @@ def search(
     ]
 
 
+def _check_candidates(
+    conn: Connection, index: _SqliteIndex | _PostgresIndex, where: list[sa.ColumnElement[bool]]
+) -> None:
+    """Refuse a search whose terms match more sections of the pages it looks in than one
+    search ranks; counted with a LIMIT, so the count costs at most that many rows past the
+    ones the filters drop. Raises InvalidRequest (field, limit)."""
+    most = SEARCH_BUDGET.candidates
+    rows = index.matching().subquery("matching")
+    kept = (
+        sa.select(sa.literal(1))
+        .select_from(rows.join(pages, pages.c.id == rows.c.page_id))
+        .where(*where)
+        .limit(most + 1)
+        .subquery("kept")
+    )
+    count = conn.execute(sa.select(sa.func.count()).select_from(kept), index.params).scalar_one()
+    if count > most:
+        raise InvalidRequest(
+            f"This search matches more than {most:,} sections, more than one search ranks; "
+            "add a rarer word, or search within a space or a folder.",
+            field="query",
+            limit=most,
+        )
+
+
 # A title row sorts after every section row of its page, so that a hit names a section
 # wherever one matches; scores are far smaller than this.
 _TITLE_LAST = 1e9
@@ -178,6 +233,13 @@ def _sort_key(matched: Any) -> sa.ColumnElement[float]:
     return key
 
 
+_SQLITE_MATCHING = (
+    "SELECT s.page_id FROM page_search JOIN page_sections AS s "
+    "INDEXED BY ix_page_sections_search ON s.id = page_search.rowid "
+    "WHERE page_search MATCH :match"
+)
+
+
 class _SqliteIndex:
     """FTS5's table page_search: bm25 (lower is better), the heading weighing four times the
     text, and its snippet of a row's text."""
@@ -185,7 +247,15 @@ class _SqliteIndex:
     def __init__(self, found: list[Term]) -> None:
         self.params = {"match": _fts5(found)}
 
-    def best_rows(self) -> sa.Select[Any]:
+    def matching(self) -> sa.Select[Any]:
+        """The page of each matching row, unscored."""
+        rows = sa.text(_SQLITE_MATCHING).columns(page_id=sa.Integer).subquery("matched")
+        return sa.select(rows.c.page_id)
+
+    def best_rows(self, where: list[sa.ColumnElement[bool]]) -> sa.Select[Any]:
+        # bm25 is FTS5's, cheap, and only in the full-text query itself; the filters are the
+        # outer query's (_best_pages).
+        del where
         matched = (
             sa.text(_SQLITE_MATCHED)
             .columns(page_id=sa.Integer, id=sa.Integer, ordinal=sa.Integer, score=sa.Float)
@@ -221,17 +291,25 @@ class _PostgresIndex:
     def __init__(self, found: list[Term]) -> None:
         self.params: dict[str, str] = {}
         self.query = sa.func.to_tsquery(sa.literal_column("'english'::regconfig"), _tsquery(found))
+        self.vector: sa.ColumnElement[Any] = sa.literal_column("page_sections.search")
 
-    def best_rows(self) -> sa.Select[Any]:
-        vector: sa.ColumnElement[Any] = sa.literal_column("page_sections.search")
+    def matching(self) -> sa.Select[Any]:
+        """The page of each matching row, unscored."""
+        return sa.select(page_sections.c.page_id).where(self.vector.op("@@")(self.query))
+
+    def best_rows(self, where: list[sa.ColumnElement[bool]]) -> sa.Select[Any]:
+        # Only rows of the pages the filters keep are scored: ts_rank reads the whole vector,
+        # and the candidates' count has bounded how many they are.
         matched = (
             sa.select(
                 page_sections.c.page_id,
                 page_sections.c.id,
                 page_sections.c.ordinal,
-                (-sa.func.ts_rank(vector, self.query)).label("score"),
+                (-sa.func.ts_rank(self.vector, self.query)).label("score"),
             )
-            .where(vector.op("@@")(self.query))
+            .select_from(page_sections.join(pages, pages.c.id == page_sections.c.page_id))
+            .where(self.vector.op("@@")(self.query), *where)
+            .limit(SEARCH_BUDGET.candidates + 1)
             .cte("matched")
         )
         by_page = matched.c.page_id
@@ -263,7 +341,7 @@ def _best_pages(
     """The matching pages the filters keep, best first (those whose title matches, then by
     their best row's score), each with its best row (a section's before the title's) and the
     id of its first section (for the snippet of a page only its title matched)."""
-    best = index.best_rows().subquery("best")
+    best = index.best_rows(where).subquery("best")
     first = sa.alias(page_sections, "first_section")
     first_id = (
         sa.select(first.c.id)
