@@ -73,6 +73,7 @@ async def run(
                 run_id=run_id,
                 routine=routine,
                 timeout=command.timeout_seconds,
+                spawned=lambda pgid: anyio.to_thread.run_sync(runs.record_command, run_id, pgid),
             )
             status, output = ran.status, ran.output
             if ran.status == "timed_out":

@@ -18,6 +18,7 @@ import os
 import shlex
 import signal
 import subprocess
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib.resources import as_file, files
 
@@ -55,9 +56,12 @@ async def run_command(
     run_id: int,
     routine: str,
     timeout: float,
+    spawned: Callable[[int], Awaitable[None]] | None = None,
 ) -> Ran:
     """Run `command` (split like a shell line, never through a shell) until it ends or
-    `timeout` seconds pass, when it and its children are killed."""
+    `timeout` seconds pass, when it and its children are killed. `spawned` is given the
+    command's process group id as soon as it runs (to record who to kill if this process
+    dies first); if it fails, the command is killed and the error raised."""
     with as_file(files("codna.routines").joinpath("skill.md")) as skill:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("CODNA_")},
@@ -89,6 +93,8 @@ async def run_command(
 
         timed_out = False
         try:
+            if spawned is not None:
+                await spawned(process.pid)  # its own session: its group's id is its pid
             with anyio.fail_after(timeout):
                 await anyio.to_thread.run_sync(read, abandon_on_cancel=True)
                 code = await anyio.to_thread.run_sync(process.wait, abandon_on_cancel=True)
@@ -97,8 +103,10 @@ async def run_command(
             _kill(process)
             code = await anyio.to_thread.run_sync(process.wait)
         finally:
-            if process.poll() is None:
+            if process.poll() is None:  # cancelled, or `spawned` failed: killed and reaped
                 _kill(process)
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(process.wait)
             if process.stdout is not None:
                 process.stdout.close()  # read to its end, or its writers killed
     output = b"".join(chunks).decode("utf-8", errors="replace")[-KEPT:]

@@ -9,10 +9,12 @@ token in its environment) are configured here by an admin; built-in ones need no
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import socket
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.engine import RowMapping
@@ -27,11 +29,16 @@ from codna.services.limits import RUNS, check_limit, is_id
 from codna.services.members import Member, member_by_id_in
 from codna.storage.database import inserted_id
 from codna.storage.schema import RUN_STATUSES, members, routines, runs
+from codna.storage.schema import tokens as tokens_table
 
 _NAME = re.compile(r"[a-z][a-z0-9-]{0,99}")
 MAX_OUTPUT = 64 * 1024  # characters of a command's output kept on its run (its end)
 MAX_TIMEOUT = 24 * 3600
 BUILT_IN = ("decision-check",)  # routines that ship with CoDNA, run in the worker's process
+DEFAULT_TIMEOUT = 600  # seconds: a command routine's time limit unless given, a built-in's
+# A run's token expires this long after its time limit: time to spawn the command, stop it at
+# the limit and record the end. Past it, the run's owner is gone or stuck.
+TOKEN_MARGIN = timedelta(seconds=60)
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,9 @@ def start_run(
     event_id: int | None = None,
 ) -> Started:
     """Begin a run of `routine` as `member` on the page at `address`: its row and its token,
-    in one transaction. Raises InvalidRequest, ReadOnly (a run cannot start runs)."""
+    in one transaction. The run records this host and process as its owner, and its token
+    expires at the routine's time limit and TOKEN_MARGIN, so that neither outlives an owner
+    that dies mid-run. Raises InvalidRequest, ReadOnly (a run cannot start runs)."""
     check_routine_name(routine)
     where = parse_address(address, want="page")
     if member.via is not None:
@@ -117,6 +126,10 @@ def start_run(
     if member.disabled:
         raise ReadOnly(f"{member.handle} is disabled; their routines do not run.")
     with database().write() as conn:
+        limit = conn.execute(
+            sa.select(routines.c.timeout_seconds).where(routines.c.name == routine)
+        ).scalar()
+        started_at = now()
         run_id = inserted_id(
             conn.execute(
                 runs.insert().values(
@@ -126,11 +139,16 @@ def start_run(
                     event_id=event_id,
                     address=str(where),
                     status="running",
-                    started_at=now(),
+                    started_at=started_at,
+                    host=socket.gethostname(),
+                    pid=os.getpid(),
                 )
             )
         )
-        secret = tokens.mint_run_token(conn, member_id=member.id, routine=routine, run_id=run_id)
+        expires_at = started_at + timedelta(seconds=limit or DEFAULT_TIMEOUT) + TOKEN_MARGIN
+        secret = tokens.mint_run_token(
+            conn, member_id=member.id, routine=routine, run_id=run_id, expires_at=expires_at
+        )
         row = conn.execute(_RUN.where(runs.c.id == run_id)).mappings().one()
     return Started(_run(row), secret)
 
@@ -158,6 +176,68 @@ def finish_run(
                 output=output[-MAX_OUTPUT:] if output else output,
             )
         )
+        tokens.revoke_run_token(conn, run_id)
+        return _run(conn.execute(_RUN.where(runs.c.id == run_id)).mappings().one())
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A run still running and who runs it: its server's host and process, its command's
+    process group (once spawned), and whether its token's expiry passed."""
+
+    run_id: int
+    host: str | None
+    pid: int | None
+    command_pid: int | None
+    expired: bool
+
+
+def record_command(run_id: int, command_pid: int) -> None:
+    """Record the process group of a running run's command, once spawned: a start after its
+    owner died kills it."""
+    with database().write() as conn:
+        conn.execute(
+            runs.update()
+            .where(runs.c.id == run_id, runs.c.status == "running")
+            .values(command_pid=command_pid)
+        )
+
+
+def running_owners() -> list[Owner]:
+    """Every run still running, oldest first, with its owner. A run from before runs had
+    owners and expiries expires at the longest time limit there can be."""
+    query = (
+        sa.select(runs, tokens_table.c.expires_at)
+        .outerjoin(tokens_table, tokens_table.c.run_id == runs.c.id)
+        .where(runs.c.status == "running")
+        .order_by(runs.c.id)
+    )
+    with database().read() as conn:
+        rows = conn.execute(query).mappings().all()
+    at, longest = now(), timedelta(seconds=MAX_TIMEOUT) + TOKEN_MARGIN
+    return [
+        Owner(
+            r["id"],
+            r["host"],
+            r["pid"],
+            r["command_pid"],
+            (r["expires_at"] or r["started_at"] + longest) <= at,
+        )
+        for r in rows
+    ]
+
+
+def close_orphaned_run(run_id: int, *, error: str) -> Run | None:
+    """End a run its owner left running as failed with `error`, and revoke its token, in one
+    transaction; None if it had ended meanwhile (its owner, or another process, ended it)."""
+    with database().write() as conn:
+        closed = conn.execute(
+            runs.update()
+            .where(runs.c.id == run_id, runs.c.status == "running")
+            .values(status="failed", ended_at=now(), error=error)
+        )
+        if closed.rowcount != 1:
+            return None
         tokens.revoke_run_token(conn, run_id)
         return _run(conn.execute(_RUN.where(runs.c.id == run_id)).mappings().one())
 
@@ -200,7 +280,7 @@ def run_member(run: Run) -> Member:
 
 
 def add_routine(
-    actor: Member, *, name: str, command: str, timeout_seconds: int = 600
+    actor: Member, *, name: str, command: str, timeout_seconds: int = DEFAULT_TIMEOUT
 ) -> CommandRoutine:
     """Configure a command routine (an admin's to do: it runs a command on the server).
     Raises ReadOnly, InvalidRequest, Duplicate."""

@@ -165,19 +165,26 @@ _MEMBER_BY_TOKEN = (
         tokens.c.routine,
     )
     .join(tokens, tokens.c.member_id == members.c.id)
-    .where(tokens.c.token_hash == sa.bindparam("token_hash"), tokens.c.revoked_at.is_(None))
+    .where(
+        tokens.c.token_hash == sa.bindparam("token_hash"),
+        tokens.c.revoked_at.is_(None),
+        # A run token ends at its expiry even if its run was never ended (its server died).
+        sa.or_(tokens.c.expires_at.is_(None), tokens.c.expires_at > sa.bindparam("at")),
+    )
 )
 
 
 def authenticate_token(secret: str) -> Caller:
-    """The member a bearer token belongs to. Raises Unauthenticated: for a token unknown or
-    revoked, saying nothing more; for one whose member is disabled, saying so (only the holder
-    of a real token learns it, and they can then ask an admin instead of making new tokens)."""
+    """The member a bearer token belongs to. Raises Unauthenticated: for a token unknown,
+    revoked or expired, saying nothing more; for one whose member is disabled, saying so (only
+    the holder of a real token learns it, and they can then ask an admin instead of making new
+    tokens)."""
     # A secret is ASCII as made: anything else is no token (and could not even be hashed).
     if not secret.startswith(PREFIX) or not secret.isascii():
         raise Unauthenticated("The token is wrong or revoked.")
     with database().read() as conn:
-        row = conn.execute(_MEMBER_BY_TOKEN, {"token_hash": _hash(secret)}).mappings().first()
+        found = conn.execute(_MEMBER_BY_TOKEN, {"token_hash": _hash(secret), "at": now()})
+        row = found.mappings().first()
     if row is None:
         raise Unauthenticated("The token is wrong or revoked.")
     if row["disabled"]:
@@ -195,9 +202,12 @@ def _check_not_a_run(actor: Member) -> None:
         )
 
 
-def mint_run_token(conn: sa.Connection, *, member_id: int, routine: str, run_id: int) -> str:
+def mint_run_token(
+    conn: sa.Connection, *, member_id: int, routine: str, run_id: int, expires_at: datetime
+) -> str:
     """A token for one run of `routine` as the member, in the run's own transaction: its
-    member acts through the routine (see Member.via). Revoked by revoke_run_token."""
+    member acts through the routine (see Member.via). Revoked by revoke_run_token, and
+    refused after `expires_at` in any case, so it dies with a server killed mid-run."""
     secret = PREFIX + secrets.token_urlsafe(32)
     conn.execute(
         tokens.insert().values(
@@ -208,6 +218,7 @@ def mint_run_token(conn: sa.Connection, *, member_id: int, routine: str, run_id:
             created_at=now(),
             routine=routine,
             run_id=run_id,
+            expires_at=expires_at,
         )
     )
     return secret

@@ -8,7 +8,8 @@ another process on SQLite, a lease that runs out, a back-off that ends). Every d
 runs in the thread pool, never on the event loop.
 
 While a routine runs, the worker renews its lease every third of it, so a long run keeps its
-event and a worker that died loses it within one lease.
+event and a worker that died loses it within one lease. As it starts, it closes the runs that
+a dead owner left running (see orphans).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from codna.services.automations import Automation
 from codna.services.clock import now
 from codna.services.outbox import Event
 from codna.worker.handlers import describe, dispatch, is_async
+from codna.worker.orphans import close_orphaned_runs
 from codna.worker.threads import in_daemon_thread
 
 log = logging.getLogger("codna.worker")
@@ -83,9 +85,17 @@ class Worker:
         self._finished = anyio.Event()
         try:
             with events.bus.subscribe() as wakes:
+                await self._close_orphaned_runs()
                 await self._loop(wakes)
         finally:
             self._finished.set()
+
+    async def _close_orphaned_runs(self) -> None:
+        """The runs a dead owner left running, closed as the worker starts (see orphans)."""
+        try:
+            await _in_pool(close_orphaned_runs)
+        except Exception as error:  # the database is away: the next start closes them
+            log.warning("worker %s: closing orphaned runs: %s", self.name, error)
 
     @property
     def waiting(self) -> bool:

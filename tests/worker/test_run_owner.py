@@ -1,0 +1,159 @@
+"""A run ends with its owner, on SQLite and PostgreSQL: its token expires at its routine's time
+limit and a margin even if nobody ends the run; a worker that starts closes the runs a dead
+process of this host left running, revokes their tokens and kills their commands; it leaves
+a live owner's run alone, and another host's until its token expired."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+import anyio
+import pytest
+
+from codna import runner
+from codna.errors import Unauthenticated
+from codna.services import runs, tokens
+from codna.services.runs import Started
+from codna.storage.database import Database
+from codna.storage.schema import runs as runs_table
+from codna.worker import Worker
+from codna.worker.orphans import close_orphaned_runs
+from tests.services.conftest import Team
+from tests.worker.test_loop import DEADLINE, NEVER, running, until
+
+ON = "wiki:decisions/0001"
+
+
+def dead_pid() -> int:
+    """The id of a process that has ended (and been reaped): no process has it now."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    return gone.pid
+
+
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    """A command left running: `sleep 600` in a session (and process group) of its own."""
+    process = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    yield process
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+def owned_by(db: Database, run_id: int, **owner: object) -> None:
+    """The run as if another process (or host) had started it: its recorded owner changed."""
+    with db.write() as conn:
+        conn.execute(runs_table.update().where(runs_table.c.id == run_id).values(**owner))
+
+
+def start(team: Team, routine: str = "decision-check") -> Started:
+    return runs.start_run(team.writer, routine=routine, address=ON)
+
+
+def at(monkeypatch: pytest.MonkeyPatch, module: str, moment: datetime) -> None:
+    monkeypatch.setattr(f"codna.services.{module}.now", lambda: moment)
+
+
+def test_a_run_token_works_until_its_time_limit_and_margin_and_then_is_refused(
+    team: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs.add_routine(team.admin, name="slow-check", command="sleep 1", timeout_seconds=30)
+    started = start(team, "slow-check")
+    expiry = started.run.started_at + timedelta(seconds=30) + runs.TOKEN_MARGIN
+    at(monkeypatch, "tokens", expiry - timedelta(seconds=1))
+    assert tokens.authenticate_token(started.secret).member.via == "slow-check"
+    at(monkeypatch, "tokens", expiry)
+    with pytest.raises(Unauthenticated) as refused:
+        tokens.authenticate_token(started.secret)
+    assert refused.value.code == "unauthenticated"
+    assert refused.value.message == "The token is wrong or revoked."
+
+
+def test_a_built_in_routines_token_expires_at_the_default_time_limit_and_margin(
+    team: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = start(team)
+    limit = timedelta(seconds=runs.DEFAULT_TIMEOUT) + runs.TOKEN_MARGIN
+    at(monkeypatch, "tokens", started.run.started_at + limit - timedelta(seconds=1))
+    tokens.authenticate_token(started.secret)
+    at(monkeypatch, "tokens", started.run.started_at + limit)
+    with pytest.raises(Unauthenticated):
+        tokens.authenticate_token(started.secret)
+
+
+@pytest.mark.anyio
+async def test_a_worker_that_starts_closes_a_run_whose_server_died_and_its_token_is_refused(
+    team: Team, db: Database
+) -> None:
+    started = start(team)
+    owned_by(db, started.run.id, pid=dead_pid())
+    async with running(db, Worker(poll_interval=NEVER)):
+        await until(
+            lambda: runs.read_run(team.writer, run_id=started.run.id).status != "running",
+            "the run closed",
+        )
+    closed = runs.read_run(team.writer, run_id=started.run.id)
+    assert closed.status == "failed" and closed.ended_at is not None
+    assert closed.error is not None and closed.error.startswith("its server stopped while it ran")
+    with pytest.raises(Unauthenticated):
+        tokens.authenticate_token(started.secret)
+
+
+def test_the_command_a_dead_server_left_running_is_killed_with_its_group(
+    team: Team, db: Database, sleeper: subprocess.Popen[bytes]
+) -> None:
+    started = start(team)
+    owned_by(db, started.run.id, pid=dead_pid(), command_pid=sleeper.pid)
+    [closed] = close_orphaned_runs()
+    assert closed.id == started.run.id and closed.status == "failed"
+    assert sleeper.wait(timeout=DEADLINE) == -signal.SIGKILL
+
+
+def test_a_live_owners_run_and_its_command_are_left_alone(
+    team: Team, sleeper: subprocess.Popen[bytes]
+) -> None:
+    started = start(team)  # owned by this process, which lives
+    runs.record_command(started.run.id, sleeper.pid)
+    assert close_orphaned_runs() == []
+    assert runs.read_run(team.writer, run_id=started.run.id).status == "running"
+    assert tokens.authenticate_token(started.secret).member.via == "decision-check"
+    assert sleeper.poll() is None
+
+
+def test_another_hosts_run_is_closed_only_once_its_token_expired_and_its_command_spared(
+    team: Team, db: Database, sleeper: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = start(team)
+    owned_by(db, started.run.id, host="elsewhere", pid=dead_pid(), command_pid=sleeper.pid)
+    assert close_orphaned_runs() == []
+    expiry = started.run.started_at + timedelta(seconds=runs.DEFAULT_TIMEOUT) + runs.TOKEN_MARGIN
+    at(monkeypatch, "runs", expiry)
+    [closed] = close_orphaned_runs()
+    assert closed.id == started.run.id and closed.status == "failed"
+    assert closed.error is not None and "its token expired" in closed.error
+    assert sleeper.poll() is None  # another host's process group is not this host's to kill
+
+
+@pytest.mark.anyio
+async def test_a_command_routine_records_its_process_group_while_it_runs(team: Team) -> None:
+    await anyio.to_thread.run_sync(
+        lambda: runs.add_routine(team.admin, name="sleeper", command="sleep 600")
+    )
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(runner.run, "sleeper", team.writer, ON)
+
+        def recorded() -> bool:
+            return any(o.command_pid is not None for o in runs.running_owners())
+
+        await until(recorded, "the command's process group recorded")
+        [owner] = await anyio.to_thread.run_sync(runs.running_owners)
+        assert owner.command_pid is not None
+        with open(f"/proc/{owner.command_pid}/cmdline", "rb") as cmdline:
+            assert cmdline.read().split(b"\0")[:2] == [b"sleep", b"600"]
+        tasks.cancel_scope.cancel()  # the run ends: its command killed, its end recorded
+    [ended] = await anyio.to_thread.run_sync(lambda: runs.list_runs(team.writer))
+    assert ended.status == "failed" and ended.error == "stopped before it ended"
