@@ -1,7 +1,8 @@
 """The SQL filters of access (Rights.readable, Rights.decidable) keep exactly the pages the
 checks in Python allow (Rights.can_read, Rights.can_decide), on both databases, whatever the
 grants and the pages' paths hold: letters in either case, `_`, `%`, `\\`, `//`, and a letter
-with an accent written composed (NFC) or decomposed (NFD).
+with an accent written composed (NFC) or decomposed (NFD); and run pages, which only readers
+of the page their run looked at read (run_pages_hidden).
 
 The services refuse such paths in an address (parse_address), so the pages and grants here
 are rows and records made directly: the filter must hold for any text a row could hold, not
@@ -21,10 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Connection
 
-from codna.services.access import Held, Level, Rights
+from codna.services.access import Held, Level, Rights, run_pages_hidden
 from codna.services.members import Member
 from codna.storage.database import Database
-from codna.storage.schema import pages
+from codna.storage.records import PageHead
+from codna.storage.schema import pages, runs
 from tests.services.conftest import Team
 
 NFC_E = "\u00e9"  # é, one code point
@@ -116,15 +118,36 @@ def add_pages(conn: Connection, team: Team, addresses: set[tuple[str, str]]) -> 
         )
 
 
+def add_runs(conn: Connection, team: Team, looked_at: list[tuple[int, int]]) -> None:
+    """Runs whose run page is the first page of each pair, and which looked at the second."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    by_id = {r.id: f"{r.space}:{r.path}" for r in conn.execute(ALL_PAGES)}
+    for run_page, subject in looked_at:
+        conn.execute(
+            runs.insert().values(
+                routine="decision-check",
+                member_id=team.writer.id,
+                address=by_id[subject],
+                status="succeeded",
+                started_at=at,
+                run_page=by_id[run_page],
+            )
+        )
+
+
 def check_filters_agree(conn: Connection, mine: Rights) -> None:
     """Every page kept by each filter, and only those, passes its check in Python."""
     rows = conn.execute(ALL_PAGES).all()
+    heads = [PageHead.of(r._mapping) for r in conn.execute(sa.select(pages))]
+    hidden = run_pages_hidden(
+        conn, mine, [h for h in heads if mine.can_read(h.space, h.path, h.created_by)]
+    )
     for name, clause, check in (
         ("readable", mine.readable(), mine.can_read),
         ("decidable", mine.decidable(), mine.can_decide),
     ):
         kept = {r.id for r in conn.execute(ALL_PAGES.where(clause))}
-        allowed = {r.id for r in rows if check(r.space, r.path, r.created_by)}
+        allowed = {r.id for r in rows if check(r.space, r.path, r.created_by)} - hidden
         wrong = sorted((r.space, r.path) for r in rows if (r.id in kept) != (r.id in allowed))
         assert not wrong, f"{name} disagrees with Python on {wrong} for {mine}"
 
@@ -141,6 +164,11 @@ def test_what_sql_keeps_is_what_python_allows_for_any_grant_and_path(
         mine = Rights(member, () if member.is_admin else tuple(held))
         with undone(db) as conn:
             add_pages(conn, team, addresses)
+            ids = [r.id for r in conn.execute(ALL_PAGES.order_by(pages.c.id))]
+            outputs = [r.id for r in conn.execute(ALL_PAGES.where(pages.c.space == "output"))]
+            if outputs:  # run pages are in output; what they looked at is anywhere
+                pair = st.tuples(st.sampled_from(outputs), st.sampled_from(ids))
+                add_runs(conn, team, data.draw(st.lists(pair, max_size=4), label="runs"))
             check_filters_agree(conn, mine)
 
     agree()

@@ -7,6 +7,7 @@ folder, `output:<agent>/`, where it reads every page.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -21,7 +22,7 @@ from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
 from codna.storage.records import PageHead, PageRow
-from codna.storage.schema import grants, members, pages
+from codna.storage.schema import grants, members, pages, runs
 
 Level = Literal["read", "write"]
 LEVELS: tuple[Level, ...] = ("read", "write")
@@ -38,6 +39,8 @@ class Grant:
 
 # Imported sources: read, imported and deleted, never edited nor suggested on (SPEC 1).
 NEVER_EDITED = "raw"
+# Where runs write their run pages.
+RUN_PAGES = "output"
 
 
 def under(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]:
@@ -67,14 +70,15 @@ class Held:
             return path.startswith(self.path)
         return self.path in ("", path)
 
-    def clause(self) -> sa.ColumnElement[bool]:
-        """The pages this grant bears on, as a WHERE clause over `pages`: `covers` in SQL."""
-        in_space = pages.c.space == self.space
+    def clause(self, table: sa.FromClause = pages) -> sa.ColumnElement[bool]:
+        """The pages this grant bears on, as a WHERE clause over `table` (`pages` or an alias
+        of it): `covers` in SQL."""
+        in_space = table.c.space == self.space
         if self.path == "":
             return in_space
         if self.path.endswith("/"):
-            return sa.and_(in_space, under(pages.c.path, self.path))
-        return sa.and_(in_space, pages.c.path == self.path)
+            return sa.and_(in_space, under(table.c.path, self.path))
+        return sa.and_(in_space, table.c.path == self.path)
 
 
 @dataclass(frozen=True)
@@ -171,15 +175,31 @@ class Rights:
         """A person acting for themselves: neither an agent nor a routine's run."""
         return not self.member.is_agent and self.member.via is None
 
+    def _granted(self, table: sa.FromClause = pages) -> sa.ColumnElement[bool]:
+        """The pages of `table` this member's grants (and an agent's own folder) let it read:
+        `can_read` in SQL."""
+        clauses = [held.clause(table) for held in self.grants]
+        if self.member.is_agent:
+            own = under(table.c.path, f"{self.member.name}/")
+            clauses.append(sa.and_(table.c.space == "output", own))
+        return sa.or_(sa.false(), *clauses)
+
+    def _no_hidden_run_page(self) -> sa.ColumnElement[bool]:
+        """Leaves out each run page whose run looked at a page this member cannot read: what
+        a run page quotes is its page's (run_page_hidden in SQL)."""
+        subject = pages.alias("subject")
+        hidden = sa.exists().where(
+            runs.c.run_page == pages.c.space.concat(":").concat(pages.c.path),
+            runs.c.address == subject.c.space.concat(":").concat(subject.c.path),
+            sa.not_(self._granted(subject)),
+        )
+        return sa.or_(pages.c.space != RUN_PAGES, sa.not_(hidden))
+
     def readable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
         if self.member.is_admin:
             return sa.true()
-        clauses = [held.clause() for held in self.grants]
-        if self.member.is_agent:
-            own = under(pages.c.path, f"{self.member.name}/")
-            clauses.append(sa.and_(pages.c.space == "output", own))
-        return sa.or_(sa.false(), *clauses)
+        return sa.and_(self._granted(), self._no_hidden_run_page())
 
     def decidable(self) -> sa.ColumnElement[bool]:
         """A WHERE clause over `pages` that keeps the pages whose suggestions this member
@@ -190,7 +210,7 @@ class Rights:
         if self.member.is_admin:
             return editable
         written = [held.clause() for held in self.grants if held.level == "write"]
-        return sa.and_(editable, sa.or_(sa.false(), *written))
+        return sa.and_(editable, sa.or_(sa.false(), *written), self._no_hidden_run_page())
 
 
 Action = Literal["read", "create", "edit", "suggest", "decide", "manage"]
@@ -278,6 +298,32 @@ def access_page(
     return authorise(conn, actor, address, row, need=need, in_trash=in_trash)
 
 
+def run_pages_hidden(conn: Connection, mine: Rights, heads: Iterable[AnyPage]) -> set[int]:
+    """The ids of those of `heads` that are run pages whose run looked at a page `mine`
+    cannot read: a run page quotes its page (a title, what is wrong with it), so it is read
+    only by those who can read that page too. One statement, only when output pages are
+    among them; `heads` are pages `mine` can otherwise read."""
+    if mine.member.is_admin:
+        return set()
+    shown = {f"{h.space}:{h.path}": h.id for h in heads if h.space == RUN_PAGES}
+    if not shown:
+        return set()
+    subject = pages.alias("subject")
+    looked_at = conn.execute(
+        sa.select(runs.c.run_page, subject.c.space, subject.c.path, subject.c.created_by)
+        .join(subject, runs.c.address == subject.c.space.concat(":").concat(subject.c.path))
+        .where(runs.c.run_page.in_(shown))
+    )
+    return {
+        shown[r.run_page] for r in looked_at if not mine.can_read(r.space, r.path, r.created_by)
+    }
+
+
+def run_page_hidden(conn: Connection, mine: Rights, row: AnyPage) -> bool:
+    """Whether `row` is a run page hidden from `mine` (run_pages_hidden)."""
+    return bool(run_pages_hidden(conn, mine, [row]))
+
+
 def authorise(
     conn: Connection,
     actor: Member,
@@ -290,7 +336,11 @@ def authorise(
     """The page `row` fetched for `address`, and the actor's rights, once they are known to
     allow `need` on it; raises as access_page says."""
     mine = rights(conn, actor)
-    if row is None or not mine.can_read(row.space, row.path, row.created_by):
+    if (
+        row is None
+        or not mine.can_read(row.space, row.path, row.created_by)
+        or run_page_hidden(conn, mine, row)
+    ):
         raise NotFound(f"There is no page {address}.", address=str(address))
     where = Address(row.space, row.path)
     if in_trash is not None and row.in_trash != in_trash:

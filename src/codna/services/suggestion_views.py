@@ -17,7 +17,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.services.access import Rights
+from codna.services.access import Rights, run_pages_hidden
 from codna.services.addresses import Address
 from codna.services.suggestion_checks import NotApplying, Now, checks_for
 from codna.storage.records import Decided, LinkRow, PageHead, PageRow, SuggestionRow
@@ -141,6 +141,7 @@ def views(
         diff_now = isinstance(page, PageRow)
     people = who(conn, {r.suggester_id for r in rows} | {r.decided_by for r in rows})
     readable = {i for i, p in by_page.items() if mine.can_read(p.space, p.path, p.created_by)}
+    readable -= run_pages_hidden(conn, mine, [by_page[i] for i in readable])
     checks = checks_for(
         conn,
         [
