@@ -7,25 +7,36 @@ export holds pages only: suggestions are not part of a page until accepted.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from pathlib import PurePosixPath
 from typing import Any
 
 import sqlalchemy as sa
 import yaml
 
-from codna.errors import CodnaError, InvalidRequest, ReadOnly
-from codna.markdown.limits import check_body, normalise_newlines
-from codna.services.access import rights
+from codna.errors import CodnaError, InvalidRequest, ReadOnly, TooLarge
+from codna.markdown.front_matter import split_front_matter
+from codna.markdown.limits import MAX_TITLE_CHARS, check_body, normalise_newlines
+from codna.services.access import Rights, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
 from codna.services.members import Member
-from codna.services.pages import Page, address_clause, check_tags, check_title, insert_page
+from codna.services.pages import (
+    MAX_TAG_CHARS,
+    Page,
+    address_clause,
+    check_tags,
+    check_title,
+    insert_page,
+)
 from codna.storage.schema import pages
 
-_FRONT_MATTER = re.compile(r"\A---\n(.*?\n)---\n", re.DOTALL)
-_FIRST_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# A heading's line, its closing `#`s stripped after the match: a pattern that stripped them
+# itself backtracked over a long line of ` #` in quadratic time.
+_HEADING_LINE = re.compile(r"^#[ \t]+([^\n]*)", re.MULTILINE)
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 
 
@@ -35,18 +46,6 @@ class Document:
 
     name: str
     text: str
-
-
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """The YAML front matter of a Markdown file (or {}) and the body after it."""
-    match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}, text
-    try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return {}, text
-    return (meta if isinstance(meta, dict) else {}), text[match.end() :]
 
 
 def _path_for(name: str) -> str:
@@ -84,38 +83,101 @@ class ParsedDocument:
     body: str
 
 
+def _word(value: Any, *, field: str, longest: int) -> str | None:
+    """A front matter value that reads as one word or line (text, a number, a date), or None
+    for any other kind. Raises TooLarge for a number of more than `longest` digits, which is
+    never turned into text (one of 5,000 digits cannot be)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return None  # `yes`, `no`, `true`: almost always a word YAML did not keep as text
+    if isinstance(value, int) and abs(value) >= 10**longest:
+        raise TooLarge(
+            f"The front matter's {field} is a number of more than {longest} digits; at most "
+            f"{longest} characters are allowed.",
+            limit=longest,
+            field=field,
+        )
+    if isinstance(value, int | float | date):
+        return str(value)
+    return None
+
+
+def _title_of(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    title = _word(value, field="title", longest=MAX_TITLE_CHARS)
+    if title is None:
+        raise InvalidRequest(
+            "The front matter's title is a line of text, not a list, a mapping or true/false; "
+            "quote it if it is text.",
+            field="title",
+        )
+    return title
+
+
 def _tags_of(value: Any) -> list[str]:
     # `tags: research` is one tag; `tags: [a, b]` (or a YAML list) are several.
     if value is None:
         return []
-    if isinstance(value, str | int | float):
-        return [str(value)]
-    if isinstance(value, list | tuple) and all(isinstance(t, str | int | float) for t in value):
-        return [str(t) for t in value]
-    raise InvalidRequest("The front matter's tags are a word or a list of words.", field="tags")
+    values = value if isinstance(value, list) else [value]
+    words = [_word(v, field="tags", longest=MAX_TAG_CHARS) for v in values]
+    if any(w is None for w in words):
+        raise InvalidRequest("The front matter's tags are a word or a list of words.", field="tags")
+    return [w for w in words if w is not None]
+
+
+@contextmanager
+def _named(document: Document) -> Iterator[None]:
+    """Start each refusal about `document` with its name, and carry the name as a field."""
+    try:
+        yield
+    except CodnaError as error:
+        raise type(error)(
+            f"{document.name}: {error.message}", **error.fields, document=document.name
+        ) from None
+
+
+def _address_of(document: Document, target: Address) -> Address:
+    """Where `document` goes under the folder `target`: from its name only, so access can be
+    checked before any of its text is parsed."""
+    with _named(document):
+        return parse_address(f"raw:{target.path}{_path_for(document.name)}", want="page")
+
+
+def _first_heading(body: str) -> str | None:
+    for match in _HEADING_LINE.finditer(body):
+        text = match.group(1).rstrip(" \t#")
+        if text:
+            return text
+    return None
+
+
+def _parse(document: Document, where: Address) -> ParsedDocument:
+    with _named(document):
+        meta, body = split_front_matter(normalise_newlines(document.text))
+        check_body(body)
+        title = _title_of(meta.get("title"))
+        if title is None:
+            title = _first_heading(body) or PurePosixPath(document.name).stem
+        tags = check_tags(_tags_of(meta.get("tags")))
+        return ParsedDocument(document.name, where, check_title(title), tags, body)
 
 
 def parse_document(document: Document, *, folder: str = "raw") -> ParsedDocument:
     """What importing `document` into `folder` would make, checked as the import checks it.
 
-    A title comes from the front matter, else the first heading, else the file's name. Each
-    refusal starts with the document's name. Raises InvalidRequest, TooLarge (document).
+    A title comes from the front matter, else the first heading, else the file's name; the
+    front matter is read within bounds (codna.markdown.front_matter). Each refusal starts
+    with the document's name. Raises InvalidRequest, TooLarge (document).
     """
-    target = import_folder(folder)
-    try:
-        meta, body = split_front_matter(normalise_newlines(document.text))
-        check_body(body)
-        where = parse_address(f"raw:{target.path}{_path_for(document.name)}", want="page")
-        heading = _FIRST_HEADING.search(body)
-        title = meta.get("title") or (
-            heading.group(1) if heading else PurePosixPath(document.name).stem
-        )
-        tags = check_tags(_tags_of(meta.get("tags")))
-        return ParsedDocument(document.name, where, check_title(str(title)), tags, body)
-    except CodnaError as error:
-        raise type(error)(
-            f"{document.name}: {error.message}", **error.fields, document=document.name
-        ) from None
+    return _parse(document, _address_of(document, import_folder(folder)))
+
+
+def _check_can_import(mine: Rights, places: Sequence[Address]) -> None:
+    for where in places:
+        if not mine.can_import(where.path):
+            raise ReadOnly(f"You cannot import into {where}.", address=str(where))
 
 
 def import_documents(
@@ -124,25 +186,27 @@ def import_documents(
     """Import documents into `raw` (under `folder`, e.g. `raw:sources/`), all or none, as
     `parse_document` reads each.
 
+    Whether the actor may import at each document's address (which its name gives) is
+    checked before any document's text is parsed, and again as the pages are written.
+
     Raises InvalidRequest, TooLarge, ReadOnly, Duplicate (a page at that address exists).
     """
-    import_folder(folder)
+    target = import_folder(folder)
     if not documents:
         raise InvalidRequest("There is nothing to import.", field="documents")
-    prepared = [parse_document(doc, folder=folder) for doc in documents]
+    places = [_address_of(doc, target) for doc in documents]
+    with database().read() as conn:
+        _check_can_import(rights(conn, actor), places)
+    prepared = [_parse(doc, where) for doc, where in zip(documents, places, strict=True)]
     with database().write() as conn:
         mine = rights(conn, actor)
-        made = []
-        for doc in prepared:
-            where = doc.address
-            if not mine.can_import(where.path):
-                raise ReadOnly(f"You cannot import into {where}.", address=str(where))
-            made.append(
-                insert_page(
-                    conn, actor, mine, where, doc.title, doc.tags, doc.body, "Imported", "import"
-                )
+        _check_can_import(mine, places)  # the rights may have changed while it was parsed
+        return [
+            insert_page(
+                conn, actor, mine, doc.address, doc.title, doc.tags, doc.body, "Imported", "import"
             )
-        return made
+            for doc in prepared
+        ]
 
 
 @dataclass(frozen=True)
