@@ -5,10 +5,15 @@ a live owner's run alone, and another host's until its token expired."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import subprocess
-from collections.abc import Iterator
+import sys
+import time
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import anyio
 import pytest
@@ -16,7 +21,7 @@ import pytest
 from codna import runner
 from codna.errors import Unauthenticated
 from codna.services import runs, tokens
-from codna.services.runs import Started
+from codna.services.runs import Owner, Started
 from codna.storage.database import Database
 from codna.storage.schema import runs as runs_table
 from codna.worker import Worker
@@ -157,3 +162,70 @@ async def test_a_command_routine_records_its_process_group_while_it_runs(team: T
         tasks.cancel_scope.cancel()  # the run ends: its command killed, its end recorded
     [ended] = await anyio.to_thread.run_sync(lambda: runs.list_runs(team.writer))
     assert ended.status == "failed" and ended.error == "stopped before it ended"
+
+
+def _gone(pid: int) -> bool:
+    """Whether the process has ended (a zombie not yet reaped by its new parent has too)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _within(condition: Callable[[], bool], what: str) -> None:
+    end = time.monotonic() + DEADLINE
+    while not condition():
+        if time.monotonic() > end:
+            pytest.fail(f"not within {DEADLINE:g} s: {what}")
+        time.sleep(0.05)
+
+
+def test_a_routine_run_whose_process_was_killed_is_closed_and_its_command_killed(
+    team: Team, db: Database, tmp_path: Path
+) -> None:
+    keep = tmp_path / "token"  # the command keeps its token where the test can try it
+    command = f"sh -c 'echo $CODNA_TOKEN > {keep}; exec sleep 600'"
+    runs.add_routine(team.admin, name="sleeper", command=command)
+    env = {**os.environ, "CODNA_DATABASE_URL": db.url.render_as_string(hide_password=False)}
+    by_hand = [sys.executable, "-c", "from codna.cli import main; main()", "routine", "run"]
+    owner = subprocess.Popen(
+        [*by_hand, "sleeper", "--on", ON, "--as", team.writer.email or ""],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    found: list[Owner] = []
+
+    def spawned() -> bool:
+        found[:] = [o for o in runs.running_owners() if o.command_pid is not None]
+        return bool(found)
+
+    try:
+        _within(spawned, "the run's command spawned")
+        [run] = found
+        group = run.command_pid
+        assert run.pid == owner.pid and group is not None
+        _within(lambda: keep.exists() and keep.read_text().endswith("\n"), "the token kept")
+        secret = keep.read_text().strip()
+        assert tokens.authenticate_token(secret).member.via == "sleeper"
+        owner.kill()  # the run's server dies mid-run: nothing ends the run, nor its command
+        owner.wait()
+        assert not _gone(group)
+        [closed] = close_orphaned_runs()
+        assert closed.id == run.run_id and closed.status == "failed"
+        assert closed.error == (
+            f"its server stopped while it ran (process {owner.pid} on {run.host})"
+        )
+        _within(lambda: _gone(group), "the orphaned command killed")
+        with pytest.raises(Unauthenticated):
+            tokens.authenticate_token(secret)
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait()
+        for left in found:  # the command, if the sweep did not kill it
+            if left.command_pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(left.command_pid, signal.SIGKILL)
