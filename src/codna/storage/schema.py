@@ -449,6 +449,7 @@ runs = sa.Table(
 )
 sa.Index("ix_runs_member_id", runs.c.member_id)
 sa.Index("ix_runs_status", runs.c.status)
+sa.Index("ix_runs_run_page", runs.c.run_page)  # a run page is read only with its run's page
 
 # Each automation that finished for an event: a retry of the event runs only the others.
 outbox_automations_done = sa.Table(
