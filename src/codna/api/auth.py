@@ -1,4 +1,5 @@
-"""Bearer tokens on every API call, and the rate limit on writes. Never a query string.
+"""Bearer tokens on every API call, and the rate limits on reads and writes (reads in a window
+of their own, READS_PER_CALL times as large). Never a query string.
 
 Each route depends on one `TokenBearer`: the API description shows it as the bearer scheme,
 and on a request it reads the header, refusing a request without one at once. The token is
@@ -34,11 +35,11 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Bearer:
-    """A request's token, checked when its work runs; for writes, counted against the token's
-    rate limit."""
+    """A request's token, checked when its work runs, and counted against the token's rate
+    limit: its writes' window or its reads'."""
 
     secret: str
-    limiter: RateLimiter | None  # None: a read, which no limit counts
+    limiter: RateLimiter
 
     async def run(
         self, service: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
@@ -65,8 +66,7 @@ class Bearer:
     ) -> T:
         with database().scope():  # the check and the service: one connection at a time
             who = tokens.authenticate_token(self.secret)
-            if self.limiter is not None:
-                self.limiter.hit(f"token:{who.token_id}")
+            self.limiter.hit(f"token:{who.token_id}")
             return service(who.member, *args, **kwargs)
 
 
@@ -85,8 +85,8 @@ class TokenBearer(HTTPBearer):
         scheme, _, secret = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             raise Unauthenticated("Send a token: `Authorization: Bearer <token>`.")
-        limiter: RateLimiter | None = request.app.state.rate_limiter if self.writes else None
-        return Bearer(secret.strip(), limiter)
+        limiter: RateLimiter = request.app.state.rate_limiter
+        return Bearer(secret.strip(), limiter if self.writes else limiter.reads)
 
 
 async def token_refusal(request: Request) -> Unauthenticated | None:

@@ -31,11 +31,13 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "PAGES",
     "PENDING",
+    "READS_PER_CALL",
     "READ_MANY",
     "RUNS",
     "SEARCH",
     "SEARCH_BUDGET",
     "SUGGESTIONS",
+    "TOKENS_PER_HOUR",
     "SearchBudget",
     "Window",
     "check_limit",
@@ -60,6 +62,11 @@ INBOX = Window(default=20, most=200)
 RUNS = Window(default=50, most=500)
 # How many pages one call reads at most (pages.read_pages).
 READ_MANY = 20
+# Rate limits (services/ratelimit.py): a token's or web session's reads may be this many
+# times its writes and tool calls (CODNA_RATE_LIMIT, 600 a minute by default).
+READS_PER_CALL = 4
+# Tokens made for one member in a sliding hour (services/tokens.py), counted in the database.
+TOKENS_PER_HOUR = 20
 
 
 @dataclass(frozen=True)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from codna.errors import InvalidRequest, NotFound, ReadOnly, Unauthenticated
+from codna.errors import InvalidRequest, NotFound, RateLimited, ReadOnly, Unauthenticated
 from codna.markdown.limits import check_plain_text
 from codna.services import members as members_service
 from codna.services.clock import now
 from codna.services.context import database
+from codna.services.limits import TOKENS_PER_HOUR
 from codna.services.members import Member, member_from_row
 from codna.storage.database import inserted_id
 from codna.storage.schema import MAX_ID, agent_responsibles, members, tokens
@@ -69,8 +71,9 @@ def _may_manage(conn: sa.Connection, actor: Member, owner: Member) -> bool:
 def create_token(actor: Member, *, member: str, name: str = "default") -> NewToken:
     """Make a token for `member` (oneself, an agent one is responsible for, or anyone for an
     admin). Only a person's token makes tokens: an agent's are made by an admin or a person
-    responsible for it, so revoking a leaked token ends the leak. Raises NotFound, ReadOnly,
-    InvalidRequest."""
+    responsible for it, so revoking a leaked token ends the leak. At most TOKENS_PER_HOUR are
+    made for one member in any hour, revoked ones counted, so a stolen session cannot mint
+    tokens without end. Raises NotFound, ReadOnly, InvalidRequest, RateLimited."""
     _check_not_a_run(actor)
     if actor.is_agent:
         raise ReadOnly(
@@ -89,6 +92,28 @@ def create_token(actor: Member, *, member: str, name: str = "default") -> NewTok
         if not _may_manage(conn, actor, owner):
             raise ReadOnly(f"You cannot make tokens for {owner.handle}.")
         at = now()
+        made = (
+            conn.execute(
+                sa.select(tokens.c.created_at)
+                .where(
+                    tokens.c.member_id == owner.id,
+                    tokens.c.run_id.is_(None),
+                    tokens.c.created_at > at - timedelta(hours=1),
+                )
+                .order_by(tokens.c.created_at.desc())
+                .limit(TOKENS_PER_HOUR)
+            )
+            .scalars()
+            .all()
+        )
+        if len(made) >= TOKENS_PER_HOUR:
+            wait = max(1, math.ceil((made[-1] + timedelta(hours=1) - at).total_seconds()))
+            raise RateLimited(
+                f"At most {TOKENS_PER_HOUR} tokens are made for one member in an hour; "
+                f"{owner.handle} has had that many. Retry in {wait} s, or use one you have.",
+                retry_after=wait,
+                limit=TOKENS_PER_HOUR,
+            )
         token_id = inserted_id(
             conn.execute(
                 tokens.insert().values(

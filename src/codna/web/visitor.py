@@ -6,6 +6,10 @@ A signed-in visitor's cookie holds the session's secret (only its hash is stored
 carries a CSRF token derived from the secret (an HMAC, so nothing more is stored); before
 signing in, from a random cookie of its own, so the sign-in form is protected too. Both
 cookies are HttpOnly and SameSite=Lax, and Secure when the request came over https.
+
+A signed-in visitor's views and forms are counted against the rate limits as a token's calls
+are (services/ratelimit.py), by session: a form posted in the window of writes, a page viewed
+in that of reads; the numbers are this process's settings (CODNA_RATE_LIMIT).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Concatenate, ParamSpec, TypeVar
 
 import anyio
@@ -25,6 +30,8 @@ from codna.errors import InvalidRequest, Unauthenticated
 from codna.services import sessions
 from codna.services.context import database
 from codna.services.members import Member
+from codna.services.ratelimit import RateLimiter
+from codna.settings import Settings
 
 SESSION_COOKIE = "codna_session"
 ANONYMOUS_COOKIE = "codna_visit"
@@ -41,6 +48,7 @@ class Visitor:
     session: str | None
     seed: str  # the session secret, or the anonymous cookie's value
     new_seed: bool  # the anonymous cookie is to be set on the answer
+    posts: bool = False  # a form sent (any method but GET and HEAD): counted as a write
 
     @property
     def csrf(self) -> str:
@@ -59,16 +67,21 @@ class Visitor:
     async def run(
         self, view: Callable[Concatenate[Member, P], T], /, *args: P.args, **kwargs: P.kwargs
     ) -> T:
-        """Check the session, then call `view` (a service, or a function of services) with
-        its member first, in the thread pool. Raises Unauthenticated (not signed in, or the
-        session ended) and whatever `view` raises."""
+        """Check the session, count the call against the session's rate limit, then call
+        `view` (a service, or a function of services) with its member first, in the thread
+        pool. Raises Unauthenticated (not signed in, or the session ended), RateLimited and
+        whatever `view` raises."""
         secret = self.session
         if secret is None:
             raise Unauthenticated("Sign in to see this.")
+        limiter = _limiter() if self.posts else _limiter().reads
+        key = "session:" + hashlib.sha256(secret.encode()).hexdigest()
 
         def call() -> T:
             with database().scope():  # the check and the view: one connection at a time
-                return view(sessions.session_member(secret), *args, **kwargs)
+                member = sessions.session_member(secret)
+                limiter.hit(key)
+                return view(member, *args, **kwargs)
 
         return await anyio.to_thread.run_sync(call)
 
@@ -89,15 +102,23 @@ class Visitor:
         return response
 
 
+@cache
+def _limiter() -> RateLimiter:
+    """This process's rate limits of web sessions, as the settings say."""
+    settings = Settings()
+    return RateLimiter(settings.rate_limit, settings.rate_window)
+
+
 def visitor(request: Request) -> Visitor:
     """The visitor of a request, from its cookies (nothing is looked up here)."""
     session = request.cookies.get(SESSION_COOKIE) or None
     anonymous = request.cookies.get(ANONYMOUS_COOKIE) or None
+    posts = request.method not in ("GET", "HEAD")
     if session is not None:
-        return Visitor(session, session, new_seed=False)
+        return Visitor(session, session, new_seed=False, posts=posts)
     if anonymous is not None:
-        return Visitor(None, anonymous, new_seed=False)
-    return Visitor(None, secrets.token_urlsafe(24), new_seed=True)
+        return Visitor(None, anonymous, new_seed=False, posts=posts)
+    return Visitor(None, secrets.token_urlsafe(24), new_seed=True, posts=posts)
 
 
 async def _visitor(request: Request) -> Visitor:
