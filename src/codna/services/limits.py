@@ -36,6 +36,8 @@ __all__ = [
     "RUNS",
     "SEARCH",
     "SEARCH_BUDGET",
+    "STORED_ROW_BYTES",
+    "STORED_SUGGESTION_BYTES",
     "SUGGESTIONS",
     "TOKENS_PER_HOUR",
     "SearchBudget",
@@ -65,6 +67,12 @@ READ_MANY = 20
 # Rate limits (services/ratelimit.py): a token's or web session's reads may be this many
 # times its writes and tool calls (CODNA_RATE_LIMIT, 600 a minute by default).
 READS_PER_CALL = 4
+# What one member may hold in suggestions no editor has accepted (waiting, withdrawn or
+# rejected; changes and links together), in bytes as stored: their edits, diffs, anchors and
+# reasons, and STORED_ROW_BYTES for each row's own (services/suggestions.py, check_stored).
+# Accepted ones are part of a page's history, which an editor chose to keep.
+STORED_SUGGESTION_BYTES = 64 * 1024 * 1024
+STORED_ROW_BYTES = 256
 # Tokens made for one member in a sliding hour (services/tokens.py), counted in the database.
 TOKENS_PER_HOUR = 20
 

@@ -4,8 +4,9 @@ may withdraw it while it waits, and lists their own with their status.
 
 The lifecycle is the one suggested changes have (lifecycle.py): the same visibility, dry run,
 duplicate and rejected-before checks, limits (20 waiting per suggester per page, 200 in all,
-counted apart from changes) and concurrency. This module holds what only a link has: its
-target and anchor, and the edit accepting it makes.
+counted apart from changes) and concurrency; and the bytes a member may hold in suggestions
+no editor accepted, counted with changes (suggestions.check_stored). This module holds what
+only a link has: its target and anchor, and the edit accepting it makes.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from codna.services.lifecycle import Draft
 from codna.services.limits import SUGGESTIONS
 from codna.services.members import Member, member_by_id_in
 from codna.services.suggestion_views import Suggestion, page_heads
+from codna.services.suggestions import check_stored
 from codna.storage.records import LinkRow, PageRow
 
 
@@ -65,6 +67,7 @@ def suggest_link(
                 page.body, target=str(target_at), label=other.title, anchor=anchor or None
             )
             apply_edits(page.body, edits)  # refused at once if the anchor is not once on A
+            check_stored(conn, actor, len((anchor or "").encode()) + len(reason.encode()))
             return {"anchor": anchor or None}
 
         return Draft(

@@ -2,7 +2,9 @@
 (one ordinary revision, in the acceptor's name) or rejects them (for good).
 
 Anyone who can read a page may suggest, outside `raw`; only the suggester and the page's
-editors see a suggestion. Limits: 20 pending per suggester per page, 200 in all. The lifecycle
+editors see a suggestion. Limits: 20 pending per suggester per page, 200 in all; and what a
+member holds in suggestions no editor accepted, withdrawn and rejected ones included, is
+bounded in bytes (check_stored, shared with links). The lifecycle
 it shares with suggested links is lifecycle.py's; this module holds what only a change has:
 its edits, their diffs, and how accepting applies them.
 """
@@ -14,9 +16,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.errors import InvalidEdit, InvalidRequest, NotFound
+from codna.errors import InvalidEdit, InvalidRequest, NotFound, TooLarge
 from codna.markdown.apply import canonical_edits
 from codna.markdown.edits import Edit, edits_to_wire
 from codna.markdown.limits import check_chars, check_plain_text
@@ -35,12 +38,13 @@ from codna.services.changes import (
 from codna.services.context import database
 from codna.services.decisions import CHANGES
 from codna.services.lifecycle import Draft
-from codna.services.limits import SUGGESTIONS
+from codna.services.limits import STORED_ROW_BYTES, STORED_SUGGESTION_BYTES, SUGGESTIONS
 from codna.services.members import Member, member_by_id_in
 from codna.services.revisions import revision_row
 from codna.services.suggestion_checks import applies_now, apply_suggestion
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import PageRow, SuggestionRow
+from codna.storage.schema import edit_suggestions, link_suggestions
 
 PER_PAGE_LIMIT = decisions.PER_PAGE_LIMIT
 TOTAL_LIMIT = decisions.TOTAL_LIMIT
@@ -72,6 +76,51 @@ def edits_hash(change: Change, body: str) -> str:
     }
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _size(conn: Connection, *columns: sa.ColumnElement[object]) -> sa.ColumnElement[int]:
+    """The bytes the columns take as stored, and a row's own: on PostgreSQL what the row holds
+    on disk (compressed, and read from the values' headers alone), on SQLite the text's
+    bytes."""
+    if conn.dialect.name == "postgresql":
+        sizes = [sa.func.coalesce(sa.func.pg_column_size(c), 0) for c in columns]
+    else:
+        sizes = [sa.func.coalesce(sa.func.length(sa.cast(c, sa.LargeBinary)), 0) for c in columns]
+    return sum(sizes, sa.literal(STORED_ROW_BYTES))
+
+
+def stored_bytes(conn: Connection, member_id: int) -> int:
+    """What the member holds in suggestions no editor accepted, changes and links: bytes."""
+    total = 0
+    for table, columns in (
+        (edit_suggestions, ("edits", "diff", "reason")),
+        (link_suggestions, ("anchor", "reason")),
+    ):
+        size = _size(conn, *(table.c[name] for name in columns))
+        total += conn.execute(
+            sa.select(sa.func.coalesce(sa.func.sum(size), 0)).where(
+                table.c.suggester_id == member_id, table.c.status != "accepted"
+            )
+        ).scalar_one()
+    return int(total)
+
+
+def check_stored(conn: Connection, actor: Member, adding: int) -> None:
+    """Refuse a suggestion of `adding` bytes that would take what the actor holds in
+    suggestions no editor accepted (waiting, withdrawn or rejected) past
+    STORED_SUGGESTION_BYTES; inside the suggester's queue (decisions.queue), so that two at
+    once cannot both pass. Raises TooLarge (limit, stored)."""
+    held = stored_bytes(conn, actor.id)
+    if held + adding + STORED_ROW_BYTES > STORED_SUGGESTION_BYTES:
+        mib = 1024 * 1024
+        raise TooLarge(
+            f"You hold {held / mib:.1f} MiB in suggestions no editor has accepted (waiting, "
+            f"withdrawn or rejected), and this one would take it past the "
+            f"{STORED_SUGGESTION_BYTES // mib} MiB one member may store; suggest a smaller "
+            "change, or ask an editor to decide what waits.",
+            limit=STORED_SUGGESTION_BYTES,
+            stored=held,
+        )
 
 
 def check_via(via: object) -> str | None:
@@ -120,7 +169,7 @@ def suggest_edit(
             if after.same_as(page):
                 raise InvalidRequest("These edits leave the page as it is; nothing to suggest.")
             base, on_base = _on_base(conn, page, asked, after, base_version)
-            return {
+            held = {
                 "base_version": base.version,
                 "edits": edits_to_wire(asked.edits),
                 "title": asked.title,
@@ -130,6 +179,9 @@ def suggest_edit(
                 "via": via,
                 "diff": page_diff(base, on_base.body, new_label=f"{where} suggested"),
             }
+            size = len(json.dumps(held["edits"]).encode()) + len(str(held["diff"]).encode())
+            check_stored(conn, actor, size + len(reason.encode()))
+            return held
 
         return Draft(
             # The same edits as a rejected suggestion are refused as such, even once their
