@@ -21,6 +21,7 @@ from codna.markdown.limits import (
 from codna.storage.schema import MAX_ID
 
 __all__ = [
+    "HISTORY",
     "INBOX",
     "MAX_BODY_BYTES",
     "MAX_EDITS",
@@ -62,6 +63,7 @@ SUGGESTIONS = Window(default=50, most=200)
 PENDING = Window(default=50, most=200)
 INBOX = Window(default=20, most=200)
 RUNS = Window(default=50, most=500)
+HISTORY = Window(default=100, most=1000)  # a page's revisions, newest first
 # How many pages one call reads at most (pages.read_pages).
 READ_MANY = 20
 # Rate limits (services/ratelimit.py): a token's or web session's reads may be this many

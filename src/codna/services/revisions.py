@@ -24,7 +24,7 @@ from codna.services.access import authorise
 from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.limits import is_id
+from codna.services.limits import HISTORY, check_limit, check_offset, is_id
 from codna.services.members import Member, names
 from codna.storage.records import PageHead, PageRow, RevisionRow, StoredVersion
 from codna.storage.schema import agent_responsibles, members, pages, revisions
@@ -293,8 +293,14 @@ def _access_head(conn: Connection, actor: Member, where: Address) -> PageHead:
     return head
 
 
-def history(actor: Member, *, address: str) -> list[Revision]:
-    """A page's revisions, newest first, without bodies. Raises NotFound."""
+def history(
+    actor: Member, *, address: str, limit: int = HISTORY.default, offset: int = 0
+) -> list[Revision]:
+    """A page's revisions, newest first, without bodies: `limit` of them (within HISTORY)
+    after the newest `offset`, so that a page of many revisions is read and answered a window
+    at a time. Raises NotFound, InvalidRequest (limit, offset)."""
+    check_limit(limit, HISTORY)
+    check_offset(offset)
     where = parse_address(address, want="page")
     with database().read() as conn:
         page = _access_head(conn, actor, where)
@@ -305,6 +311,8 @@ def history(actor: Member, *, address: str) -> list[Revision]:
                 )
                 .where(revisions.c.page_id == page.id)
                 .order_by(revisions.c.version.desc())
+                .limit(limit)
+                .offset(offset)
             )
             .mappings()
             .all()
