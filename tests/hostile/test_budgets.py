@@ -75,9 +75,7 @@ async def test_a_search_matching_more_sections_than_it_ranks_is_refused_on_every
 ) -> None:
     # The budget made small, so that a few sections pass it: what is counted, not how big.
     most = 3
-    monkeypatch.setattr(
-        search, "SEARCH_BUDGET", dataclasses.replace(SEARCH_BUDGET, candidates=most)
-    )
+    monkeypatch.setattr(search, "SEARCH_BUDGET", dataclasses.replace(SEARCH_BUDGET, scored=most))
     common = word()
     body = "\n".join(f"## Part {n}\n\n{common} in part {n}.\n" for n in range(most + 1))
     address = unique()
@@ -100,9 +98,7 @@ def test_sections_of_pages_the_caller_cannot_read_do_not_count_toward_the_budget
     app: InProcessServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     most = 2
-    monkeypatch.setattr(
-        search, "SEARCH_BUDGET", dataclasses.replace(SEARCH_BUDGET, candidates=most)
-    )
+    monkeypatch.setattr(search, "SEARCH_BUDGET", dataclasses.replace(SEARCH_BUDGET, scored=most))
     hidden = word()
     # The stranger has no grant: every section is of a page they cannot read.
     body = "\n".join(f"## Part {n}\n\n{hidden} here.\n" for n in range(most + 3))
@@ -133,3 +129,20 @@ def test_a_search_held_past_the_statement_timeout_is_too_large_never_unavailable
     assert raised.value.code == "too_large" and raised.value.status == 413
     assert "0.2 s" in raised.value.message and raised.value.fields["limit"] == 0.2
     assert search.search(admin, query="anything") == []  # and the database is fine after
+
+
+def test_the_more_words_a_search_has_the_fewer_sections_it_ranks(
+    app: InProcessServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scored = 4
+    monkeypatch.setattr(search, "SEARCH_BUDGET", dataclasses.replace(SEARCH_BUDGET, scored=scored))
+    first, second = word(), word()
+    body = "\n".join(f"## Part {n}\n\n{first} {second} {n}.\n" for n in range(3))
+    address = unique()
+    app.create_page(address, body)
+    status, hits = api_search(app, first)  # 3 sections; one word ranks up to 4
+    assert status == 200 and [h["address"] for h in hits] == [address]  # type: ignore[index]
+    with app.api("reader") as client:
+        answer = client.get("/api/v1/search", params={"q": f"{first} {second}"})
+    refused = error_body(answer, 422, "invalid_request")  # two words rank up to 2
+    assert refused["limit"] == scored // 2 and "a search of 2 words" in refused["message"]

@@ -84,16 +84,21 @@ class SearchBudget:
     """The work one search may cause, refused beyond (services/search.py): `words` in all (a
     phrase's words count each), `prefixes` terms ending in `*`, each with at least
     `prefix_chars` letters before it (a shorter one matches most of the vocabulary), and
-    `candidates` sections of readable pages matching every term, the most one search ranks;
-    the database counts them with a LIMIT before it scores any."""
+    `scored` words scored in all: a search of n words ranks at most `scored` // n sections
+    of readable pages matching every word (100,000 for one word, 5,000 for 20), which the
+    database counts with a LIMIT before it scores any."""
 
     words: int
     prefixes: int
     prefix_chars: int
-    candidates: int
+    scored: int
+
+    def candidates(self, words: int) -> int:
+        """The most sections a search of `words` words ranks."""
+        return self.scored // max(1, words)
 
 
-SEARCH_BUDGET = SearchBudget(words=20, prefixes=3, prefix_chars=3, candidates=10_000)
+SEARCH_BUDGET = SearchBudget(words=20, prefixes=3, prefix_chars=3, scored=100_000)
 
 
 def check_limit(limit: int, window: Window, *, field: str = "limit") -> int:

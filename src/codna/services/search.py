@@ -137,8 +137,9 @@ def search(
     title matches come first, then by how well their best row matches.
 
     The work is bounded (SEARCH_BUDGET): the terms are checked first, then the sections of
-    readable pages that match are counted, at most `candidates` and one more, before any is
-    scored; a search that matches more is refused, not cut short.
+    readable pages that match are counted, at most the budget's candidates for its number of
+    words and one more, before any is scored; a search that matches more is refused, not cut
+    short.
 
     Raises InvalidRequest (no words, a query beyond SEARCH_BUDGET or matching more sections
     than it, a query that is not text or the index cannot read, an unknown space, a folder
@@ -165,7 +166,7 @@ def search(
             if under is not None:
                 where.append(_under(listing_address(conn, mine, under)))
             index = _SqliteIndex(found) if conn.dialect.name == "sqlite" else _PostgresIndex(found)
-            _check_candidates(conn, index, where)
+            _check_candidates(conn, index, where, found)
             best = conn.execute(_best_pages(index, where, limit), index.params).all()
             snippets = _snippets(conn, index, best)
     except sa.exc.DBAPIError as error:
@@ -190,12 +191,16 @@ def search(
 
 
 def _check_candidates(
-    conn: Connection, index: _SqliteIndex | _PostgresIndex, where: list[sa.ColumnElement[bool]]
+    conn: Connection,
+    index: _SqliteIndex | _PostgresIndex,
+    where: list[sa.ColumnElement[bool]],
+    found: list[Term],
 ) -> None:
-    """Refuse a search whose terms match more sections of the pages it looks in than one
-    search ranks; counted with a LIMIT, so the count costs at most that many rows past the
-    ones the filters drop. Raises InvalidRequest (field, limit)."""
-    most = SEARCH_BUDGET.candidates
+    """Refuse a search whose terms match more sections of the pages it looks in than a search
+    of as many words ranks; counted with a LIMIT, so the count costs at most that many rows
+    past the ones the filters drop. Raises InvalidRequest (field, limit)."""
+    words = sum(len(term.words) for term in found)
+    most = SEARCH_BUDGET.candidates(words)
     rows = index.matching().subquery("matching")
     kept = (
         sa.select(sa.literal(1))
@@ -207,8 +212,9 @@ def _check_candidates(
     count = conn.execute(sa.select(sa.func.count()).select_from(kept), index.params).scalar_one()
     if count > most:
         raise InvalidRequest(
-            f"This search matches more than {most:,} sections, more than one search ranks; "
-            "add a rarer word, or search within a space or a folder.",
+            f"This search matches more than {most:,} sections, more than a search of "
+            f"{words} word{'s' if words > 1 else ''} ranks; add a rarer word, or search within "
+            "a space or a folder.",
             field="query",
             limit=most,
         )
@@ -291,6 +297,7 @@ class _PostgresIndex:
     def __init__(self, found: list[Term]) -> None:
         self.params: dict[str, str] = {}
         self.query = sa.func.to_tsquery(sa.literal_column("'english'::regconfig"), _tsquery(found))
+        self.most = SEARCH_BUDGET.candidates(sum(len(term.words) for term in found))
         self.vector: sa.ColumnElement[Any] = sa.literal_column("page_sections.search")
 
     def matching(self) -> sa.Select[Any]:
@@ -309,7 +316,7 @@ class _PostgresIndex:
             )
             .select_from(page_sections.join(pages, pages.c.id == page_sections.c.page_id))
             .where(self.vector.op("@@")(self.query), *where)
-            .limit(SEARCH_BUDGET.candidates + 1)
+            .limit(self.most + 1)
             .cte("matched")
         )
         by_page = matched.c.page_id
