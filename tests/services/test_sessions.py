@@ -295,3 +295,19 @@ def test_sessions_that_have_ended_are_tidied_away_and_not_counted(
     sessions.sign_in("pat@example.com", "pat pass", address=HERE)  # the expired one goes here
     with db.read() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(web_sessions)).scalar() == 1
+
+
+def test_signing_in_again_and_again_keeps_the_most_recent_sessions_only(
+    db: Database, team: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sessions, "SESSIONS_PER_MEMBER", 3)
+    made = [sessions.sign_in(ADMIN, PASSWORD, address=HERE) for _ in range(5)]
+    newest = sessions.sign_in(ADMIN, PASSWORD, address=HERE)
+    with db.read() as conn:
+        held = conn.execute(sa.select(sa.func.count()).select_from(web_sessions)).scalar_one()
+    assert held == 3
+    for ended in made[:3]:  # the least recently used went
+        with pytest.raises(Unauthenticated):
+            sessions.session_member(ended.secret)
+    for live in (made[3], made[4], newest):
+        assert sessions.session_member(live.secret) == team.admin

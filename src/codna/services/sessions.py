@@ -26,6 +26,9 @@ PREFIX = "codna_session_"
 IDLE_TIMEOUT = timedelta(hours=12)  # a session unused this long has ended
 LIFETIME = timedelta(days=14)  # and any session ends this long after sign-in
 TOUCH_EVERY = timedelta(minutes=1)  # how stale last_seen_at may be before it is written
+# Live sessions one member holds (browsers, devices); a sign-in past it ends the one least
+# recently used, so signing in again and again never grows the table.
+SESSIONS_PER_MEMBER = 20
 # Failed sign-ins count for FAILURE_WINDOW. After the free ones for an e-mail (or from a client
 # address), each further attempt waits a back-off after the newest failure, doubling from 1 s
 # up to MAX_BACKOFF: guessing slows to one try a minute, and the owner, who knows the password,
@@ -173,6 +176,18 @@ def sign_in(email: str, password: str, *, address: str) -> Session:
                 created_at=at,
                 last_seen_at=at,
                 expires_at=expires_at,
+            )
+        )
+        kept = (
+            sa.select(web_sessions.c.id)
+            .where(web_sessions.c.member_id == member.id)
+            .order_by(web_sessions.c.last_seen_at.desc(), web_sessions.c.id.desc())
+            .limit(SESSIONS_PER_MEMBER)
+        )
+        conn.execute(
+            web_sessions.delete().where(
+                web_sessions.c.member_id == member.id,
+                web_sessions.c.id.not_in(sa.select(kept.subquery().c.id)),
             )
         )
     return Session(secret, member, expires_at)
