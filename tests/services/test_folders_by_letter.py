@@ -56,3 +56,10 @@ def test_a_folder_grant_reaches_its_folder_letter_for_letter(team: Team, granted
     assert waiting.suggested_changes.total == 1
     assert {s.page for s in waiting.suggested_changes.items} == mine
     assert not others & {s.page for s in suggestions.list_suggestions(sam, address="wiki")}
+
+
+def test_a_search_in_a_folder_keeps_to_that_folder_letter_for_letter(team: Team) -> None:
+    made = _make(team)
+    for folder, address in made.items():
+        found = {h.address for h in search.search(team.admin, query=WORD, folder=f"wiki:{folder}/")}
+        assert found == {address}, folder

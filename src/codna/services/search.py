@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection
 from codna.errors import InvalidRequest
 from codna.markdown.limits import check_plain_text
 from codna.markdown.search_sections import TITLE_ORDINAL
-from codna.services.access import rights
+from codna.services.access import rights, under
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.context import database
 from codna.services.limits import SEARCH, SEARCH_BUDGET, check_limit
@@ -119,7 +119,7 @@ def _under(folder: Address) -> sa.ColumnElement[bool]:
     in_space = pages.c.space == folder.space
     if folder.kind == "space":
         return in_space
-    return sa.and_(in_space, pages.c.path.startswith(folder.path, autoescape=True))
+    return sa.and_(in_space, under(pages.c.path, folder.path))
 
 
 def search(
