@@ -20,7 +20,7 @@ from codna.schemas import (
 )
 from codna.services import changes, pages, reverts, revisions, search, transfer
 from codna.services.changes import EditResult
-from codna.services.limits import PAGES, READ_MANY, SEARCH
+from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.outlines import Outline
 from codna.services.pages import Page, PageSummary, ReadMany
 from codna.services.revisions import Revision
@@ -152,9 +152,14 @@ async def edit_page(caller: Writer, body: EditPage) -> EditResult:
     )
 
 
-@router.get("/page/history", summary="A page's revisions, newest first")
-async def history(caller: Reader, address: Address) -> list[Revision]:
-    return await caller.run(revisions.history, address=address)
+@router.get("/page/history", summary="A page's revisions, newest first, a window at a time")
+async def history(
+    caller: Reader,
+    address: Address,
+    limit: Annotated[UrlNumber, Query(**window(HISTORY, "revisions"))] = HISTORY.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
+) -> list[Revision]:
+    return await caller.run(revisions.history, address=address, limit=limit, offset=offset)
 
 
 @router.get("/page/revision", summary="One revision with its body")

@@ -14,6 +14,7 @@ from codna.errors import InvalidRequest
 from codna.markdown.edits import Edit, parse_edits
 from codna.services import changes, pages, reverts, revisions
 from codna.services.changes import EditResult
+from codna.services.limits import HISTORY
 from codna.services.members import Member
 from codna.services.pages import Page
 from codna.services.revisions import Revision
@@ -51,11 +52,16 @@ def show_page(p: Page) -> str:
     return f"{head}\n{tags}{trash}\n{p.body}"
 
 
-def show_history(revisions: list[Revision]) -> str:
-    return "\n".join(
+def show_history(revisions: list[Revision], *, offset: int = 0) -> str:
+    """The revisions a line each, and how to see older ones when they are left out (version
+    1 is the first: until it is shown, there are)."""
+    lines = [
         f"v{r.version:<4} {r.created_at:%Y-%m-%d %H:%M}  {r.author:16} {r.kind:17} {r.summary}"
         for r in revisions
-    )
+    ]
+    if revisions and revisions[-1].version > 1:
+        lines.append(f"Older revisions are left out: give --offset {offset + len(revisions)}.")
+    return "\n".join(lines)
 
 
 def show_edit(result: EditResult) -> str:
@@ -156,11 +162,13 @@ def edit(
 
 @page.command("history")
 @click.argument("address")
+@click.option("--limit", default=HISTORY.default, show_default=True, help="How many at most.")
+@click.option("--offset", default=0, show_default=True, help="How many of the newest to skip.")
 @command_options
-def history(address: str, out: Out, actor: Callable[[], Member]) -> None:
+def history(address: str, limit: int, offset: int, out: Out, actor: Callable[[], Member]) -> None:
     """A page's revisions, newest first."""
-    found = revisions.history(actor(), address=address)
-    out.result(found, lambda: show_history(found))
+    found = revisions.history(actor(), address=address, limit=limit, offset=offset)
+    out.result(found, lambda: show_history(found, offset=offset))
 
 
 @page.command("revision")

@@ -192,6 +192,8 @@ class RevisionRead(RevisionAnswer):
 class History(Answer):
     revisions: list[RevisionAnswer]
     """Newest first."""
+    note: str | None = None
+    """Said when cut short."""
 
 
 class Changed(Answer):

@@ -16,6 +16,7 @@ from codna.schemas import Edits as FullEdits
 from codna.schemas import JsonVersion as Version
 from codna.schemas import Number
 from codna.services.limits import (
+    HISTORY,
     INBOX,
     MAX_EDITS,
     MAX_REASON_CHARS,
@@ -62,7 +63,7 @@ def _compact_edits(description: str | None = None) -> dict[str, Any]:
     }
 
 
-Address = Annotated[str, Field(description="space:path, such as wiki:decisions/0002-agents.")]
+Address = Annotated[str, Field(description="space:path, such as wiki:team/plan.")]
 Place = Annotated[
     str | None,
     Field(description="A space (wiki:) or folder (wiki:decisions/); default everywhere."),
@@ -109,7 +110,7 @@ Kind = Annotated[
 ]
 Offset = Annotated[
     Number,
-    Field(description="How many to skip, such as 50.", json_schema_extra={"minimum": 0}),
+    Field(description="How many to skip.", json_schema_extra={"minimum": 0}),
 ]
 
 
@@ -125,6 +126,7 @@ HitsLimit = Annotated[Number, _limit(SEARCH)]
 SuggestionsLimit = Annotated[Number, _limit(SUGGESTIONS)]
 PendingLimit = Annotated[Number, _limit(PENDING)]
 InboxLimit = Annotated[Number, _limit(INBOX)]
+HistoryLimit = Annotated[Number, _limit(HISTORY)]
 After = Annotated[
     Number | None,
     Field(description="Only notifications newer than this one: the latest you saw."),

@@ -26,7 +26,7 @@ from codna.mcp.server import CodnaMCP
 from codna.schemas import JsonVersion, edits_of
 from codna.services import changes, pages, reverts, revisions, search
 from codna.services.addresses import SPACES
-from codna.services.limits import PAGES, READ_MANY, SEARCH
+from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.members import Member
 
 READ = ToolAnnotations(read_only_hint=True)
@@ -106,10 +106,15 @@ def register(server: CodnaMCP) -> None:
         return PagesAnswer(pages=shown, missing=list(missing) or None)
 
     @server.tool_for("read", title="A page's history", annotations=READ)
-    def document_history(address: a.Address) -> History:
+    def document_history(
+        address: a.Address, limit: a.HistoryLimit = HISTORY.default, offset: a.Offset = 0
+    ) -> History:
         """A page's revisions, newest first: who made each, why, and how."""
-        found = revisions.history(me(), address=address)
-        return History(revisions=[RevisionAnswer.of(r) for r in found])
+        found = revisions.history(me(), address=address, limit=limit, offset=offset)
+        # Version 1 is the first revision: until it is listed, older ones are left out.
+        older = bool(found) and found[-1].version > 1
+        note = f"Older ones are left out: pass offset={offset + len(found)}." if older else None
+        return History(revisions=[RevisionAnswer.of(r) for r in found], note=note)
 
     @server.tool_for("read", title="Read a revision", annotations=READ)
     def read_revision(address: a.Address, version: a.AtVersion) -> RevisionRead:
