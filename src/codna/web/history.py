@@ -17,8 +17,10 @@ from codna.markdown.diff_view import (
     whole,
     word_runs,
 )
+from codna.schemas import UrlNumber
 from codna.services import pages, reverts, revisions
 from codna.services.addresses import Address, parse_address
+from codna.services.limits import HISTORY
 from codna.services.members import Member
 from codna.services.pages import Page
 from codna.services.revisions import Revision
@@ -127,20 +129,43 @@ def diff_lines(old: str, new: str, *, context: int = CONTEXT) -> list[DiffLine]:
 
 @dataclass(frozen=True)
 class Listed:
+    """A window of a page's history: HISTORY.default revisions after the newest `offset`."""
+
     member: Member
     page: Page
     revisions: list[Revision]
+    offset: int = 0
+
+    @property
+    def older(self) -> int | None:
+        """The offset of the older revisions, while some are left out (version 1 is the
+        first: until it is listed, there are)."""
+        if self.revisions and self.revisions[-1].version > 1:
+            return self.offset + len(self.revisions)
+        return None
+
+    @property
+    def newer(self) -> int | None:
+        """The offset of the newer revisions, when this window skips some."""
+        return max(0, self.offset - HISTORY.default) if self.offset else None
 
 
-def _history(member: Member, where: Address) -> Listed:
+def _history(member: Member, where: Address, offset: int) -> Listed:
     page = pages.read_page(member, address=str(where))
-    return Listed(member, page, revisions.history(member, address=str(where)))
+    found = revisions.history(member, address=str(where), offset=offset)
+    return Listed(member, page, found, offset)
 
 
 @router.get("/history/{space}/{path:path}")
-async def history(request: Request, seen: Seen, space: str, path: str) -> Response:
+async def history(
+    request: Request,
+    seen: Seen,
+    space: str,
+    path: str,
+    offset: Annotated[UrlNumber, Query(description="How many of the newest to skip.")] = 0,
+) -> Response:
     where = _page_address(space, path)
-    listed = await seen.run(_history, where)
+    listed = await seen.run(_history, where, offset)
     return render(
         request,
         seen,
