@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
@@ -20,7 +20,7 @@ from codna.schemas import (
 )
 from codna.services import changes, pages, reverts, revisions, search, transfer
 from codna.services.changes import EditResult
-from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
+from codna.services.limits import EXPORT, EXPORT_BYTES, HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.outlines import Outline
 from codna.services.pages import Page, PageSummary, ReadMany
 from codna.services.revisions import Revision
@@ -213,6 +213,31 @@ async def import_files(caller: Writer, body: ImportFiles) -> list[Page]:
     return await caller.run(transfer.import_documents, documents=documents, folder=body.folder)
 
 
-@router.get("/export", summary="Pages one can read as Markdown files with front matter")
-async def export(caller: Reader, address: str | None = None) -> list[ExportedFile]:
-    return await caller.run(transfer.export_documents, address=address)
+EXPORT_HELP = (
+    "Pages with front matter, by address. A window ends at `limit` pages, or before the page "
+    f"that would take its files' text past {EXPORT_BYTES // 2**20} MiB; while pages are left "
+    "out, the answer's `Link` header gives the next window's URL (`rel=\"next\"`: the same "
+    "with `offset` moved on)."
+)
+
+
+@router.get(
+    "/export",
+    summary="Pages one can read as Markdown files, a window at a time",
+    description=EXPORT_HELP,
+)
+async def export(
+    caller: Reader,
+    request: Request,
+    response: Response,
+    address: Annotated[
+        str | None, Query(description="A space, folder or page; default every page.")
+    ] = None,
+    limit: Annotated[UrlNumber, Query(**window(EXPORT, "pages"))] = EXPORT.default,
+    offset: Annotated[UrlNumber, Query(**OFFSET)] = 0,
+) -> list[ExportedFile]:
+    done = await caller.run(transfer.export_documents, address=address, limit=limit, offset=offset)
+    if done.next_offset is not None:
+        following = request.url.include_query_params(offset=done.next_offset)
+        response.headers["Link"] = f'<{following.path}?{following.query}>; rel="next"'
+    return list(done.files)

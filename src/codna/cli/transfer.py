@@ -15,15 +15,18 @@ from typing import TypeVar
 import click
 
 from codna.cli.output import Out, command_options
-from codna.errors import CodnaError, Duplicate, InvalidRequest
+from codna.errors import CodnaError, Conflict, Duplicate, InvalidRequest
 from codna.markdown.limits import MAX_BODY_BYTES
 from codna.services import transfer
 from codna.services.addresses import EXPORT_SUFFIX, Address
+from codna.services.limits import EXPORT
 from codna.services.members import Member
 
 T = TypeVar("T")
 # How many of the files in the way an export's refusal names before it says "and N more".
 _NAMED = 5
+# How many times an export reads the pages over when they change while it reads them.
+ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,32 @@ def _in_the_way(found: Sequence[Path]) -> str:
     return f"{named}{more}"
 
 
+def exported_files(member: Member, address: str | None) -> list[transfer.ExportedFile]:
+    """Every page the member can read under `address`, read a window at a time.
+
+    Each window after the first starts at the last file of the one before (a window holds
+    many pages: EXPORT_BYTES is 64 of the largest). Finding that file elsewhere means pages
+    were made or trashed before it meanwhile, so that one would be left out or read twice:
+    the walk starts over, at most ATTEMPTS times. Raises Conflict."""
+    for _ in range(ATTEMPTS):
+        window = transfer.export_documents(member, address=address, limit=EXPORT.most)
+        files = list(window.files)
+        while window.next_offset is not None:
+            window = transfer.export_documents(
+                member, address=address, limit=EXPORT.most, offset=window.next_offset - 1
+            )
+            if not window.files or window.files[0].address != files[-1].address:
+                break
+            files += window.files[1:]
+        else:
+            return files
+    raise Conflict(
+        f"Pages were made or trashed while they were exported, {ATTEMPTS} times over; nothing "
+        "was written. Export again.",
+        field="address",
+    )
+
+
 @click.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--address", help="Only this space, folder or page.")
@@ -242,7 +271,7 @@ def export(
 
     A file that is there already is never replaced without --overwrite: the export is
     refused, naming it, and writes nothing. Nothing is written outside DIRECTORY."""
-    files = transfer.export_documents(actor(), address=address)
+    files = exported_files(actor(), address)
     planned: list[tuple[transfer.ExportedFile, Path]] = []
     skipped: list[Skipped] = []
     in_the_way: list[Path] = []

@@ -21,6 +21,8 @@ from codna.markdown.limits import (
 from codna.storage.schema import MAX_ID
 
 __all__ = [
+    "EXPORT",
+    "EXPORT_BYTES",
     "HISTORY",
     "INBOX",
     "MAX_BODY_BYTES",
@@ -64,6 +66,10 @@ PENDING = Window(default=50, most=200)
 INBOX = Window(default=20, most=200)
 RUNS = Window(default=50, most=500)
 HISTORY = Window(default=100, most=1000)  # a page's revisions, newest first
+EXPORT = Window(default=100, most=1000)  # pages as Markdown files, by address
+# The Markdown one export answers at most (transfer.export_documents), in bytes of its files'
+# texts: the window stops before the page that would pass it, and says where the next starts.
+EXPORT_BYTES = 64 * 1024 * 1024
 # How many pages one call reads at most (pages.read_pages).
 READ_MANY = 20
 # Rate limits (services/ratelimit.py): a token's or web session's reads may be this many

@@ -23,6 +23,7 @@ from codna.markdown.limits import MAX_TITLE_CHARS, check_body, normalise_newline
 from codna.services.access import Rights, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
+from codna.services.limits import EXPORT, EXPORT_BYTES, check_limit, check_offset
 from codna.services.members import Member
 from codna.services.pages import (
     MAX_TAG_CHARS,
@@ -218,30 +219,67 @@ class ExportedFile:
     text: str
 
 
-def export_documents(actor: Member, *, address: str | None = None) -> list[ExportedFile]:
-    """Every page the actor can read (in a space, folder or page) as Markdown with front
-    matter, ordered by address. Pages in the trash and suggestions are left out."""
+@dataclass(frozen=True)
+class Export:
+    """A window of an export, iterated as its files: `next_offset` is where the next window
+    starts while pages are left out (past the window's limit or EXPORT_BYTES), None once the
+    last page is in."""
+
+    files: tuple[ExportedFile, ...]
+    next_offset: int | None
+
+    def __iter__(self) -> Iterator[ExportedFile]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+
+def _exported(row: sa.RowMapping) -> ExportedFile:
+    address_text = str(Address(row["space"], row["path"]))
+    meta = {
+        "title": row["title"],
+        "tags": list(row["tags"]),
+        "address": address_text,
+        "version": row["version"],
+        "created_at": row["created_at"].isoformat(),
+        "updated_at": row["updated_at"].isoformat(),
+    }
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    return ExportedFile(
+        address_text, f"{row['space']}/{row['path']}.md", f"---\n{front}---\n{row['body']}"
+    )
+
+
+def export_documents(
+    actor: Member, *, address: str | None = None, limit: int = EXPORT.default, offset: int = 0
+) -> Export:
+    """The pages the actor can read (in a space, folder or page) as Markdown with front
+    matter, ordered by address, a window at a time: `limit` of them (within EXPORT) after the
+    first `offset`, and never more than EXPORT_BYTES of text (a window holds at least one
+    page). Pages in the trash and suggestions are left out. Raises InvalidRequest (limit,
+    offset, address)."""
+    check_limit(limit, EXPORT)
+    check_offset(offset)
     where = parse_address(address) if address else None
+    files: list[ExportedFile] = []
+    size = 0
     with database().read() as conn:
         query = sa.select(pages).where(rights(conn, actor).readable(), pages.c.trashed_at.is_(None))
         if where is not None:
             query = query.where(address_clause(where))
-        rows = conn.execute(query.order_by(pages.c.space, pages.c.path)).mappings().all()
-    files = []
-    for row in rows:
-        address_text = str(Address(row["space"], row["path"]))
-        meta = {
-            "title": row["title"],
-            "tags": list(row["tags"]),
-            "address": address_text,
-            "version": row["version"],
-            "created_at": row["created_at"].isoformat(),
-            "updated_at": row["updated_at"].isoformat(),
-        }
-        front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
-        files.append(
-            ExportedFile(
-                address_text, f"{row['space']}/{row['path']}.md", f"---\n{front}---\n{row['body']}"
-            )
-        )
-    return files
+        # One row past the window says whether there are more; rows are read a few at a time
+        # (a page holds up to a MiB), so a window cut by its bytes reads little more than it
+        # answers.
+        query = query.order_by(pages.c.space, pages.c.path).limit(limit + 1).offset(offset)
+        with conn.execute(query.execution_options(yield_per=16)) as result:
+            for row in result.mappings():
+                if len(files) == limit:  # the row past the window
+                    return Export(tuple(files), offset + len(files))
+                file = _exported(row)
+                grown = size + len(file.text.encode())
+                if files and grown > EXPORT_BYTES:
+                    return Export(tuple(files), offset + len(files))
+                files.append(file)
+                size = grown
+    return Export(tuple(files), None)
