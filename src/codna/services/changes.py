@@ -18,7 +18,7 @@ from codna.services.access import Rights, access_page
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
 from codna.services.members import Member
-from codna.services.pages import Page, check_tags, check_title, page_view
+from codna.services.pages import Page, check_output, check_tags, check_title, page_view
 from codna.services.revisions import RevisionKind, check_summary, save_revision
 from codna.storage.records import PageRow
 
@@ -135,8 +135,9 @@ def save_change(
     summary: str,
     kind: RevisionKind,
 ) -> PageRow:
-    """Save `after` as the next revision of the locked page; returns the page as saved."""
-    return save_revision(
+    """Save `after` as the next revision of the locked page; returns the page as saved.
+    Raises TooLarge (what the actor stores in output: check_output), Conflict."""
+    saved = save_revision(
         conn,
         page,
         actor,
@@ -147,6 +148,8 @@ def save_change(
         kind=kind,
         splices=after.splices,
     )
+    check_output(conn, actor, saved)
+    return saved
 
 
 def write_change(

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_SUMMARY_CHARS",
     "MAX_TEXT_BYTES",
     "MAX_TITLE_CHARS",
+    "OUTPUT_BYTES",
     "PAGES",
     "PENDING",
     "READS_PER_CALL",
@@ -81,6 +82,11 @@ READS_PER_CALL = 4
 # Accepted ones are part of a page's history, which an editor chose to keep.
 STORED_SUGGESTION_BYTES = 64 * 1024 * 1024
 STORED_ROW_BYTES = 256
+# What one member may store in `output`, where agents and routines write unreviewed: the
+# revisions they wrote of pages there, trashed ones included (purging frees them), in bytes as
+# stored (text, title, tags, summary) and STORED_ROW_BYTES a revision (services/pages.py,
+# check_output). Refused past it for every member but an admin acting as themselves.
+OUTPUT_BYTES = 256 * 1024 * 1024
 # Tokens made for one member in a sliding hour (services/tokens.py), counted in the database.
 TOKENS_PER_HOUR = 20
 

@@ -148,6 +148,8 @@ revisions = sa.Table(
         name="kind",
     ),
 )
+# What a member wrote: summed on each of their writes in output (OUTPUT_BYTES, migration 0018).
+sa.Index("ix_revisions_author_id", revisions.c.author_id)
 
 # The search index: a page's current title and sections, one row each (markdown/
 # search_sections.py says what a row is). The words are indexed beside this table: on SQLite
