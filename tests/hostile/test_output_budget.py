@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from codna.errors import NotFound, TooLarge
 from codna.markdown.edits import parse_edits
-from codna.services import changes, pages, reverts, runs, suggestions, tokens
+from codna.services import changes, output_budget, pages, reverts, runs, suggestions, tokens
 from codna.services.context import database
 from codna.services.members import Member
 from codna.storage.schema import outbox, page_sections, revisions
@@ -37,13 +37,13 @@ def text(size: int = CHUNK) -> str:
 
 @pytest.fixture
 def budget(team: Team, monkeypatch: pytest.MonkeyPatch) -> Team:
-    monkeypatch.setattr(pages, "OUTPUT_BYTES", BUDGET)
+    monkeypatch.setattr(output_budget, "OUTPUT_BYTES", BUDGET)
     return team
 
 
 def stored(member: Member) -> int:
     with database().read() as conn:
-        return pages.output_bytes(conn, member.id)
+        return output_budget.output_bytes(conn, member.id)
 
 
 def rows() -> tuple[int, ...]:
@@ -133,7 +133,7 @@ def test_at_the_budget_every_kind_of_write_in_output_is_refused(
         reason="More.",
     )
     assert made.suggestion is not None
-    monkeypatch.setattr(pages, "OUTPUT_BYTES", stored(writer))  # full: no revision fits
+    monkeypatch.setattr(output_budget, "OUTPUT_BYTES", stored(writer))  # full: no revision fits
     more = parse_edits([{"op": "append", "text": "D"}])
     for write in (
         lambda: pages.create_page(writer, address="output:notes/two", title="Two"),

@@ -14,11 +14,12 @@ from codna.markdown.delta import Splice
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import Edit, edits_to_wire, parse_edits
 from codna.markdown.limits import check_body, normalise_newlines
+from codna.services import output_budget
 from codna.services.access import Rights, access_page
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
 from codna.services.members import Member
-from codna.services.pages import Page, check_output, check_tags, check_title, page_view
+from codna.services.pages import Page, check_tags, check_title, page_view
 from codna.services.revisions import RevisionKind, check_summary, save_revision
 from codna.storage.records import PageRow
 
@@ -136,7 +137,7 @@ def save_change(
     kind: RevisionKind,
 ) -> PageRow:
     """Save `after` as the next revision of the locked page; returns the page as saved.
-    Raises TooLarge (what the actor stores in output: check_output), Conflict."""
+    Raises TooLarge (what the actor stores in output: output_budget), Conflict."""
     saved = save_revision(
         conn,
         page,
@@ -148,7 +149,7 @@ def save_change(
         kind=kind,
         splices=after.splices,
     )
-    check_output(conn, actor, saved)
+    output_budget.check_output(conn, actor, saved)
     return saved
 
 

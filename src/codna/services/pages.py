@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
-from codna.errors import Duplicate, InvalidRequest, NotFound, TooLarge
+from codna.errors import Duplicate, InvalidRequest, NotFound
 from codna.markdown.limits import (
     MAX_TITLE_CHARS,
     check_body,
@@ -20,7 +20,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import outbox, search_index
+from codna.services import outbox, output_budget, search_index
 from codna.services.access import (
     Rights,
     access_page,
@@ -32,15 +32,7 @@ from codna.services.access import (
 from codna.services.addresses import Address, check_new_page_address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.limits import (
-    OUTPUT_BYTES,
-    PAGES,
-    READ_MANY,
-    STORED_ROW_BYTES,
-    check_limit,
-    check_offset,
-    is_id,
-)
+from codna.services.limits import PAGES, READ_MANY, check_limit, check_offset, is_id
 from codna.services.members import Member
 from codna.services.nearest import listing_address, not_found, trash_clause
 from codna.services.outlines import Outline, outline_of
@@ -194,84 +186,6 @@ def check_tags(tags: Sequence[str], *, field: str = "tags") -> tuple[str, ...]:
     return tuple(seen)
 
 
-# -- what a member stores in output ----------------------------------------------------------
-
-# Where agents and routines write without anyone deciding (SPEC 1): what each member stores
-# there is bounded (OUTPUT_BYTES).
-OUTPUT = "output"
-
-
-def _stored(conn: Connection) -> sa.ColumnElement[int]:
-    """The bytes a revision takes as stored, and a row's own: on PostgreSQL what its values
-    hold on disk (compressed, read from their headers alone), on SQLite their bytes."""
-    columns = [revisions.c[name] for name in ("body", "delta", "title", "tags", "summary")]
-    if conn.dialect.name == "postgresql":
-        sizes = [sa.func.coalesce(sa.func.pg_column_size(c), 0) for c in columns]
-    else:
-        sizes = [sa.func.coalesce(sa.func.length(sa.cast(c, sa.LargeBinary)), 0) for c in columns]
-    return sum(sizes, sa.literal(STORED_ROW_BYTES))
-
-
-def output_bytes(conn: Connection, member_id: int) -> int:
-    """What the member stores in output: the revisions they wrote of pages there, in the trash
-    or not, in bytes (a purged page's are gone)."""
-    held, _ = _output_held(conn, member_id, page_id=0, version=0)
-    return held
-
-
-def _output_held(
-    conn: Connection, member_id: int, *, page_id: int, version: int
-) -> tuple[int, int]:
-    """What the member stores in output besides version `version` of page `page_id`, and
-    what that version takes: one statement over the member's revisions."""
-    size = _stored(conn)
-    this = sa.and_(revisions.c.page_id == page_id, revisions.c.version == version)
-    query = (
-        sa.select(
-            sa.func.coalesce(sa.func.sum(size).filter(sa.not_(this)), 0),
-            sa.func.coalesce(sa.func.sum(size).filter(this), 0),
-        )
-        .join_from(revisions, pages, pages.c.id == revisions.c.page_id)
-        .where(revisions.c.author_id == member_id, pages.c.space == OUTPUT)
-    )
-    held, adding = conn.execute(query).one()
-    return int(held), int(adding)
-
-
-# The member's row, locked on PostgreSQL (SQLite's writers queue anyway), so that two of their
-# writes at once are counted one after the other. NO KEY UPDATE: rows that merely refer to the
-# member (the revision just written) do not wait on it.
-_OUTPUT_QUEUE = (
-    sa.select(members.c.id)
-    .where(members.c.id == sa.bindparam("member_id"))
-    .with_for_update(key_share=True)
-)
-
-
-def check_output(conn: Connection, actor: Member, page: PageRow) -> None:
-    """Refuse the revision the actor has just written of `page` (its version as saved), in
-    the write's transaction, if the page is in output and it takes what the actor stores there
-    past OUTPUT_BYTES: what is counted is what was stored, a delta or a whole text. An admin
-    acting as themselves is not limited; a routine's run is its person. Every create, edit,
-    revert, restored version and accepted suggestion passes here (insert_page, save_change).
-    Raises TooLarge (limit, stored); the transaction's rollback takes the revision back.
-    """
-    if page.space != OUTPUT or actor.administers:
-        return
-    conn.execute(_OUTPUT_QUEUE, {"member_id": actor.id})
-    held, adding = _output_held(conn, actor.id, page_id=page.id, version=page.version)
-    if held + adding > OUTPUT_BYTES:
-        mib = 1024 * 1024
-        raise TooLarge(
-            f"You store {held / mib:.1f} MiB in the versions of pages you wrote in output "
-            f"(trashed ones included), and this one would take it past the "
-            f"{OUTPUT_BYTES / mib:g} MiB one member may store there; trash the output pages "
-            "no longer needed and delete them for good, or ask an admin.",
-            limit=OUTPUT_BYTES,
-            stored=held,
-        )
-
-
 # -- operations -----------------------------------------------------------------------------
 
 
@@ -313,7 +227,7 @@ def insert_page(
     made it (a new page, an import).
 
     Raises InvalidRequest (the address cannot be a file name), Duplicate (it is taken),
-    TooLarge (what the actor stores in output: check_output).
+    TooLarge (what the actor stores in output: output_budget.check_output).
     """
     check_new_page_address(where)
     taken = conn.execute(
@@ -356,7 +270,7 @@ def insert_page(
             **snapshot(1, body),
         )
     )
-    check_output(conn, actor, inserted)  # before the index and event: it may refuse all
+    output_budget.check_output(conn, actor, inserted)  # before the index and event: may refuse
     search_index.index_page(conn, page_id, title=title, tags=list(tags), body=body)
     outbox.record(
         conn,

@@ -41,6 +41,7 @@ from codna.services.lifecycle import Draft
 from codna.services.limits import STORED_ROW_BYTES, STORED_SUGGESTION_BYTES, SUGGESTIONS
 from codna.services.members import Member, member_by_id_in
 from codna.services.revisions import revision_row
+from codna.services.stored import stored_size
 from codna.services.suggestion_checks import applies_now, apply_suggestion
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import PageRow, SuggestionRow
@@ -78,17 +79,6 @@ def edits_hash(change: Change, body: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _size(conn: Connection, *columns: sa.ColumnElement[object]) -> sa.ColumnElement[int]:
-    """The bytes the columns take as stored, and a row's own: on PostgreSQL what the row holds
-    on disk (compressed, and read from the values' headers alone), on SQLite the text's
-    bytes."""
-    if conn.dialect.name == "postgresql":
-        sizes = [sa.func.coalesce(sa.func.pg_column_size(c), 0) for c in columns]
-    else:
-        sizes = [sa.func.coalesce(sa.func.length(sa.cast(c, sa.LargeBinary)), 0) for c in columns]
-    return sum(sizes, sa.literal(STORED_ROW_BYTES))
-
-
 def stored_bytes(conn: Connection, member_id: int) -> int:
     """What the member holds in suggestions no editor accepted, changes and links: bytes."""
     total = 0
@@ -96,7 +86,7 @@ def stored_bytes(conn: Connection, member_id: int) -> int:
         (edit_suggestions, ("edits", "diff", "reason")),
         (link_suggestions, ("anchor", "reason")),
     ):
-        size = _size(conn, *(table.c[name] for name in columns))
+        size = stored_size(conn, *(table.c[name] for name in columns))
         total += conn.execute(
             sa.select(sa.func.coalesce(sa.func.sum(size), 0)).where(
                 table.c.suggester_id == member_id, table.c.status != "accepted"
