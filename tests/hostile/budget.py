@@ -31,9 +31,15 @@ class Spent:
 
 
 @contextmanager
-def measured() -> Iterator[Spent]:
-    """Measure the block: the figures are in the `Spent` it gives once the block ends."""
+def measured(*, memory: bool = True) -> Iterator[Spent]:
+    """Measure the block: the figures are in the `Spent` it gives once the block ends. Tracing
+    memory slows some code tenfold: `memory=False` measures CPU time alone."""
     spent = Spent()
+    if not memory:
+        started = time.process_time()
+        yield spent
+        spent.cpu = time.process_time() - started
+        return
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()

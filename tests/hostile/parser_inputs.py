@@ -7,7 +7,7 @@ it names); `front_matter_fuzz` makes many more from the same pieces, seeded, for
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from codna.markdown.front_matter import (
@@ -148,3 +148,39 @@ def front_matter_fuzz(count: int, seed: int = 28) -> Iterator[str]:
                 )
             )
         yield "\n".join(lines) + "\n"
+
+
+def _repeat(unit: str, size: int, head: str = "", tail: str = "") -> str:
+    return head + unit * ((size - len(head) - len(tail)) // len(unit)) + tail
+
+
+# Bodies of about `size` bytes (pure ASCII, so characters are bytes), each the worst of a kind
+# for markdown-it or the sanitiser: what once took most memory (table rows, runs of emphasis),
+# most CPU (`[` and `![` looking ahead for their `]`, a sanitiser over `&`), nesting, and a
+# million tiny blocks.
+MARKDOWN_BODIES: dict[str, Callable[[int], str]] = {
+    "brackets": lambda n: "[" * n,
+    "images": lambda n: _repeat("![", n),
+    "link nest": lambda n: "[" * (n // 3) + "a" + "](b)" * (n // 6),
+    "emphasis runs": lambda n: _repeat("*a", n),
+    "underscores": lambda n: _repeat("_a ", n),
+    "strikethrough": lambda n: _repeat("~~a ", n),
+    "backtick runs": lambda n: "".join("`" * i + "a" for i in range(1, 1500))[:n],
+    "table rows": lambda n: _repeat("|x|y|\n", n, head="|a|b|\n|-|-|\n"),
+    "table wide": lambda n: "|" + "a|" * (n // 4) + "\n|" + "-|" * (n // 4) + "\n",
+    "angle brackets": lambda n: "<" * n,
+    "ampersands": lambda n: "&" * n,
+    "entities": lambda n: _repeat("&amp;", n),
+    "references": lambda n: _repeat("[a]: b\n", n - 120) + "[a]" * 40,
+    "list items": lambda n: _repeat("- a\n", n),
+    "nested lists": lambda n: "".join("  " * (i % 40) + "- x\n" for i in range(n // 50)),
+    "nested quotes": lambda n: "".join(">" * (i % 60) + " x\n" for i in range(n // 32)),
+    "quote markers": lambda n: ">" * n,
+    "quoted lines": lambda n: _repeat("> a\n", n),
+    "headings": lambda n: _repeat("# a\n", n),
+    "rules": lambda n: _repeat("***\n", n),
+    "fences": lambda n: _repeat("```\na\n```\n", n),
+    "fenced ampersands": lambda n: "```\n" + "&" * (n - 8) + "\n```\n",
+    "autolinks": lambda n: _repeat("<https://a.b/c> ", n),
+    "backslashes": lambda n: _repeat("\\*", n),
+}

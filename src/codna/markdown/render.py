@@ -23,6 +23,14 @@ parsing and rendering, one pass over the tokens decides what the HTML may hold:
 - table cells lose markdown-it's `style="text-align:…"`: the page's CSP allows no inline
   style, so columns are not aligned.
 
+A render has a budget (RENDER_TOKENS tokens, RENDER_STEPS steps of work, BLOCK_AMPERSANDS
+`&` in a block; so under RENDER_MEMORY bytes and a few seconds of CPU, whatever the body):
+markdown-it's cost per byte varies a hundredfold with what the bytes are (a megabyte of table
+rows made 1.7 million tokens and 870 MiB; a megabyte of `![` took 19 s; the sanitiser took
+15 s over a megabyte of `&`). Past the budget, the top-level blocks that fitted are rendered
+and the rest is shown as written, escaped in a `<pre>`; nesting is bounded by markdown-it's
+`maxNesting` (20, the CommonMark preset's).
+
 The HTML then goes through nh3 (Ammonia) with an allow list of exactly the tags and
 attributes that pass can produce, and only the `http`, `https` and `mailto` schemes (plus
 relative URLs, which only `page_url` and same-page fragments give). The sanitiser is the
@@ -33,11 +41,18 @@ above.
 from __future__ import annotations
 
 import functools
+import html
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.parser_inline import ParserInline
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block.table import table
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from codna.markdown.headings import inline_tokens_text
@@ -77,6 +92,124 @@ ALLOWED_ATTRIBUTES = {
 ALLOWED_SCHEMES = {"http", "https", "mailto"}
 
 
+# The budget of one render: tokens made (block and inline, in all; a token takes about 400
+# bytes while the page is laid out), and steps of work: each position the inline parser
+# tries or skips over (its lookahead for a link's end included), and BLOCK_STEPS for each
+# block it starts (a list item, a quoted line, a definition); a step takes well under a
+# microsecond.
+RENDER_TOKENS = 150_000
+RENDER_STEPS = 1_000_000
+BLOCK_STEPS = 4
+# The most `&` one block's text may hold: the sanitiser takes time that grows with the square
+# of the `&`s in one run of text (a megabyte of them took 15 s; this many, a few ms).
+BLOCK_AMPERSANDS = 20_000
+RENDER_MEMORY = 128 * 1024 * 1024  # what the tests hold a render of the worst body to
+_BUDGET = "codna_budget"
+_REST_NOTE = (
+    "<p>The rest of this page is too long or too intricate to lay out here; it is shown as "
+    "written.</p>"
+)
+
+
+class _OverBudget(Exception):
+    """A render passed its budget, in the block that starts on `line` (0-based) or within it."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+@dataclass
+class _Budget:
+    """What a render has spent: steps, and tokens outside the inline being parsed."""
+
+    steps: int = 0
+    tokens_before: int = 0
+    blocks: list[Token] = field(default_factory=list)  # the block tokens, once made
+
+
+def _budget(env: object) -> _Budget:
+    """The budget of the parse `env` belongs to: each parse starts a fresh one."""
+    assert isinstance(env, dict)
+    budget = env.setdefault(_BUDGET, _Budget())
+    assert isinstance(budget, _Budget)
+    return budget
+
+
+def _spend(budget: _Budget, steps: int, line: int) -> None:
+    budget.steps += steps
+    if budget.steps > RENDER_STEPS:
+        raise _OverBudget(line)
+
+
+def _block_budget(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """The first block rule, tried where each block starts: count the steps, and stop once
+    the steps or the tokens pass the budget."""
+    budget = _budget(state.env)
+    budget.blocks = state.tokens
+    _spend(budget, BLOCK_STEPS, start)
+    if len(state.tokens) >= RENDER_TOKENS:
+        raise _OverBudget(start)
+    return False
+
+
+def _table_within_budget(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """markdown-it's table rule, given only as many rows as the budget has tokens for: a row
+    takes three tokens a column and two more, and the header's `|` bound its columns.
+
+    It is also asked, on each line of a paragraph, whether a table starts there: that line
+    costs BLOCK_STEPS, as a block does (a megabyte of `|x|` lines is one paragraph)."""
+    _spend(_budget(state.env), BLOCK_STEPS, start)
+    if silent or not table(state, start, end, True):
+        return table(state, start, end, silent)
+    columns = state.src.count("|", state.bMarks[start], state.eMarks[start]) + 1
+    rows = (RENDER_TOKENS - len(state.tokens)) // (3 * columns + 2) - 1
+    if rows < 2:
+        raise _OverBudget(start)
+    return table(state, start, min(end, start + rows), silent)
+
+
+def _inline_budget(state: StateInline, silent: bool) -> bool:
+    """The first inline rule, tried at each position the inline parser reaches (and at each
+    it skips, which _InlineWithinBudget counts): count the step, and stop once the steps or
+    the tokens pass the budget."""
+    budget = _budget(state.env)
+    if not silent:
+        _spend(budget, 1, 0)
+    if budget.tokens_before + len(state.tokens) > RENDER_TOKENS:
+        raise _OverBudget(0)
+    return False
+
+
+class _InlineWithinBudget(ParserInline):
+    """markdown-it's inline parser, counting a step for each position it tries or skips.
+
+    Skips are where the cost hides: the lookahead for a link's `]` skips over what follows,
+    from the cache where it can, and a megabyte of `![` made some forty skips a byte."""
+
+    def skipToken(self, state: StateInline) -> None:
+        _spend(_budget(state.env), 1, 0)
+        super().skipToken(state)
+
+
+def _inline_within_budget(state: StateCore) -> None:
+    """markdown-it's core rule that parses each block's inline text, keeping the count of
+    the tokens made so far, and naming the block's line when the budget runs out."""
+    budget = _budget(state.env)
+    budget.tokens_before = len(state.tokens)
+    for token in state.tokens:
+        if token.content.count("&") > BLOCK_AMPERSANDS:
+            raise _OverBudget(token.map[0] if token.map else 0)
+        if token.type != "inline":
+            continue
+        token.children = []
+        try:
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
+        except _OverBudget:
+            raise _OverBudget(token.map[0] if token.map else 0) from None
+        budget.tokens_before += len(token.children)
+
+
 class _Parser(MarkdownIt):
     """CommonMark that parses every link destination as a link.
 
@@ -91,7 +224,49 @@ class _Parser(MarkdownIt):
 
 @functools.cache
 def _parser() -> MarkdownIt:
-    return _Parser("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    parser = _Parser("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    # The same parser and rules, with the skips counted: a subclass that adds no state.
+    parser.inline.__class__ = _InlineWithinBudget
+    parser.block.ruler.at("table", _table_within_budget, {"alt": ["paragraph", "reference"]})
+    parser.block.ruler.before("table", "budget", _block_budget)
+    parser.inline.ruler.before("text", "budget", _inline_budget)
+    parser.core.ruler.at("inline", _inline_within_budget)
+    return parser
+
+
+def _laid_out(body: str) -> tuple[list[Token], str]:
+    """The tokens of as much of `body` as the budget lays out, whole top-level blocks from
+    the start, and the rest of it (usually '')."""
+    env: dict[str, object] = {}
+    try:
+        return _parser().parse(body, env), ""
+    except _OverBudget as error:
+        cut = _line_offset(body, _top_block_start(error, _budget(env).blocks))
+    env.clear()  # the tokens made so far go before the blocks that fit are parsed again
+    try:
+        return (_parser().parse(body[:cut]) if cut else []), body[cut:]
+    except _OverBudget:
+        return [], body
+
+
+def _top_block_start(error: _OverBudget, tokens: list[Token]) -> int:
+    """The line the top-level block holding the line `error` names starts on."""
+    starts = [
+        token.map[0]
+        for token in tokens
+        if token.level == 0 and token.nesting >= 0 and token.map and token.map[0] <= error.line
+    ]
+    return max(starts, default=0)
+
+
+def _line_offset(text: str, line: int) -> int:
+    """Where the 0-based `line` of `text` starts."""
+    offset = 0
+    for _ in range(line):
+        offset = text.find("\n", offset) + 1
+        if offset == 0:
+            return len(text)
+    return offset
 
 
 def slug(text: str) -> str:
@@ -104,11 +279,15 @@ def slug(text: str) -> str:
     return _SPACES_IN_SLUG.sub("-", kept) or "section"
 
 
-def _unique(base: str, used: set[str]) -> str:
-    candidate, number = base, 1
+def _unique(base: str, used: set[str], last: dict[str, int]) -> str:
+    """`base`, or the first of `base-2`, `base-3` … not used yet. Each base's search starts
+    after the number it last gave (the ones before are all used), so a page of 50,000 equal
+    headings takes 50,000 steps, not a billion."""
+    candidate, number = base, last.get(base, 1)
     while candidate in used:
         number += 1
         candidate = f"{base}-{number}"
+    last[base] = number
     used.add(candidate)
     return candidate
 
@@ -159,10 +338,11 @@ def _inline(children: list[Token], page_url: Callable[[str], str]) -> Iterator[T
 
 def _prepare(tokens: list[Token], page_url: Callable[[str], str]) -> None:
     used_ids: set[str] = set()
+    last_numbers: dict[str, int] = {}
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             text = inline_tokens_text(tokens[index + 1].children or [])
-            token.attrSet("id", _unique(slug(text), used_ids))
+            token.attrSet("id", _unique(slug(text), used_ids, last_numbers))
         elif token.type == "fence":
             words = token.info.split(maxsplit=1)
             language = words[0] if words else ""
@@ -174,32 +354,40 @@ def _prepare(tokens: list[Token], page_url: Callable[[str], str]) -> None:
 
 
 def render(body: str, *, page_url: Callable[[str], str]) -> str:
-    """A page's Markdown body as sanitised HTML.
+    """A page's Markdown body as sanitised HTML, within the render budget (the module's
+    docstring says what is done past it).
 
     `page_url` turns an internal address without its fragment (`wiki:decisions/0024`) into the
     URL of that page (`/p/wiki/decisions/0024`); what it gives is trusted as a URL, still
     within the sanitiser's schemes. Raises nothing of its own; what `page_url` raises passes
     through.
     """
+    body = body.replace("\r\n", "\n").replace("\r", "\n")  # the lines markdown-it counts
+    tokens, rest = _laid_out(body)
     parser = _parser()
-    tokens = parser.parse(body)
     _prepare(tokens, page_url)
-    html = parser.renderer.render(tokens, parser.options, {})
+    html_text = str(parser.renderer.render(tokens, parser.options, {}))
     # `url_schemes` is there from nh3 0.2.13 on; `rel` is ours, so nh3 adds none.
-    return nh3.clean(
-        html,
+    cleaned = nh3.clean(
+        html_text,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes=ALLOWED_SCHEMES,
         link_rel=None,
     )
+    if not rest:
+        return cleaned
+    # Text escaped whole, in an element of its own: nothing in it can be markup, so it need
+    # not pass the sanitiser, whose time grows with the square of its `&`s.
+    return f"{cleaned}{_REST_NOTE}<pre><code>{html.escape(rest, quote=False)}</code></pre>"
 
 
 def internal_links(body: str) -> list[str]:
     """The internal addresses a body links to (`wiki:decisions/0024`, fragments left off), in
-    the order they first appear, each once; the same links `render` resolves."""
+    the order they first appear, each once; the same links `render` resolves (so none in the
+    part of a body past the render budget)."""
     found: dict[str, None] = {}
-    for token in _parser().parse(body):
+    for token in _laid_out(body)[0]:
         for child in token.children or []:
             if child.type == "link_open":
                 internal = _internal_address(str(child.attrGet("href") or ""))
