@@ -157,3 +157,20 @@ def test_generated_front_matter_is_read_or_refused_by_name_within_budget(long_fo
         worst_memory, worst_cpu = max(worst_memory, spent.memory), max(worst_cpu, spent.cpu)
     print(f"fuzz: {outcomes}, worst {worst_memory / 2**20:.1f} MiB, {worst_cpu:.3f} s CPU")
     assert outcomes["read"] and outcomes["refused"]
+
+
+def test_json_nested_deep_in_an_import_is_refused_within_budget(app: InProcessServer) -> None:
+    # The JSON parser itself: nesting past the interpreter's recursion limit is a 4xx naming
+    # the request body, never a 500 (tests/hostile/test_oversized.py holds the other routes).
+    deep = "[" * 100_000 + "]" * 100_000
+    where = folder()
+    with app.api("writer") as client, measured() as spent:
+        answer = client.post(
+            "/api/v1/import",
+            content=f'{{"folder": "{where}", "documents": {deep}}}',
+            headers={"Content-Type": "application/json"},
+        )
+    assert 400 <= answer.status_code < 500, answer.text[:300]
+    assert answer.json()["code"], answer.text[:300]
+    assert stored(app, where) == []
+    spent.within("JSON 100,000 deep", memory=FRONT_MATTER_MEMORY, cpu=FRONT_MATTER_CPU)
