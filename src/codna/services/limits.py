@@ -24,6 +24,7 @@ __all__ = [
     "EXPORT",
     "EXPORT_BYTES",
     "HISTORY",
+    "IMPORT_DOCUMENTS",
     "INBOX",
     "MAX_BODY_BYTES",
     "MAX_EDITS",
@@ -80,6 +81,9 @@ READS_PER_CALL = 4
 # rejected; changes and links together), in bytes as stored: their edits, diffs, anchors and
 # reasons, and STORED_ROW_BYTES for each row's own (services/suggestions.py, check_stored).
 # Accepted ones are part of a page's history, which an editor chose to keep.
+# Documents one import may hold: each becomes a page, its first revision and its sections, all
+# in one transaction.
+IMPORT_DOCUMENTS = 5_000
 STORED_SUGGESTION_BYTES = 64 * 1024 * 1024
 STORED_ROW_BYTES = 256
 # What one member may store in `output`, where agents and routines write unreviewed: the

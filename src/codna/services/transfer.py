@@ -23,7 +23,13 @@ from codna.markdown.limits import MAX_TITLE_CHARS, check_body, normalise_newline
 from codna.services.access import Rights, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
-from codna.services.limits import EXPORT, EXPORT_BYTES, check_limit, check_offset
+from codna.services.limits import (
+    EXPORT,
+    EXPORT_BYTES,
+    IMPORT_DOCUMENTS,
+    check_limit,
+    check_offset,
+)
 from codna.services.members import Member
 from codna.services.pages import (
     MAX_TAG_CHARS,
@@ -195,6 +201,13 @@ def import_documents(
     target = import_folder(folder)
     if not documents:
         raise InvalidRequest("There is nothing to import.", field="documents")
+    if len(documents) > IMPORT_DOCUMENTS:
+        raise TooLarge(
+            f"One import holds at most {IMPORT_DOCUMENTS:,} documents, and this one holds "
+            f"{len(documents):,}; import them in parts.",
+            field="documents",
+            limit=IMPORT_DOCUMENTS,
+        )
     places = [_address_of(doc, target) for doc in documents]
     with database().read() as conn:
         _check_can_import(rights(conn, actor), places)
