@@ -279,7 +279,7 @@ def slug(text: str) -> str:
     return _SPACES_IN_SLUG.sub("-", kept) or "section"
 
 
-def _unique(base: str, used: set[str], last: dict[str, int]) -> str:
+def unique_id(base: str, used: set[str], last: dict[str, int]) -> str:
     """`base`, or the first of `base-2`, `base-3` … not used yet. Each base's search starts
     after the number it last gave (the ones before are all used), so a page of 50,000 equal
     headings takes 50,000 steps, not a billion."""
@@ -342,7 +342,7 @@ def _prepare(tokens: list[Token], page_url: Callable[[str], str]) -> None:
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             text = inline_tokens_text(tokens[index + 1].children or [])
-            token.attrSet("id", _unique(slug(text), used_ids, last_numbers))
+            token.attrSet("id", unique_id(slug(text), used_ids, last_numbers))
         elif token.type == "fence":
             words = token.info.split(maxsplit=1)
             language = words[0] if words else ""

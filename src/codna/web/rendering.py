@@ -20,12 +20,15 @@ from datetime import datetime
 
 from markupsafe import Markup
 
-from codna.markdown.render import render
+from codna.markdown.render import render, unique_id
 from codna.markdown.sections import scan_headings
 from codna.web.templating import page_url
 
 BUDGET = 64 * 1024 * 1024  # characters of HTML kept, in all
 BIG = 64 * 1024  # a body this long or longer is rendered section by section
+# Sections rendered one by one at most: each render has a budget of its own, so a page of more
+# (a megabyte of `# a` lines) is rendered whole, within one render's budget.
+MOST_SECTIONS = 2_000
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
 _ID = re.compile(r'(<h[1-6] id=")([^"]*)(")')
 
@@ -41,16 +44,13 @@ def sections(body: str) -> list[str]:
 
 
 def _unique_ids(html: str) -> str:
-    """Heading ids made unique over the page: a repeat gets the first free -2, -3 …"""
+    """Heading ids made unique over the page: a repeat gets the first free -2, -3 …, as
+    render numbers them (unique_id: each base's search goes on where it stopped)."""
     used: set[str] = set()
+    last: dict[str, int] = {}
 
     def unique(match: re.Match[str]) -> str:
-        base, n, found = match.group(2), 1, match.group(2)
-        while found in used:
-            n += 1
-            found = f"{base}-{n}"
-        used.add(found)
-        return match.group(1) + found + match.group(3)
+        return match.group(1) + unique_id(match.group(2), used, last) + match.group(3)
 
     return _ID.sub(unique, html)
 
@@ -73,10 +73,11 @@ class Rendered:
         key = (address, version, made_at)
         found = self._get(key)
         if found is None:
-            if len(body) < BIG or _REFERENCE.search(body):
-                html = render(body, page_url=page_url)
+            parts = sections(body) if len(body) >= BIG and not _REFERENCE.search(body) else []
+            if not 1 < len(parts) <= MOST_SECTIONS:
+                html = render(body, page_url=page_url)  # within the one render's budget
             else:
-                html = _unique_ids("".join(self._section(text) for text in sections(body)))
+                html = _unique_ids("".join(self._section(text) for text in parts))
             found = html.encode()  # sanitised by render, section by section
             self._keep(key, found)
         assert isinstance(found, bytes)
