@@ -126,6 +126,7 @@ def create_app(settings: Settings | None = None, *, worker: bool | None = None) 
     # The web UI, an app of its own: its refusals are pages, and its paths never pass the
     # API's routes on the way to their own.
     web = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    web.state.rate_limiter = limiter  # a session's views and forms count as a token's calls
     for kind, handler in web_errors.HANDLERS.items():
         web.add_exception_handler(kind, handler)
     for router in (

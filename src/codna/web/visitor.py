@@ -49,6 +49,8 @@ class Visitor:
     seed: str  # the session secret, or the anonymous cookie's value
     new_seed: bool  # the anonymous cookie is to be set on the answer
     posts: bool = False  # a form sent (any method but GET and HEAD): counted as a write
+    # The app's rate limits (as its settings say), which its tokens' calls count against too.
+    limiter: RateLimiter | None = None
 
     @property
     def csrf(self) -> str:
@@ -74,7 +76,8 @@ class Visitor:
         secret = self.session
         if secret is None:
             raise Unauthenticated("Sign in to see this.")
-        limiter = _limiter() if self.posts else _limiter().reads
+        limits = self.limiter or _limiter()
+        limiter = limits if self.posts else limits.reads
         key = "session:" + hashlib.sha256(secret.encode()).hexdigest()
 
         def call() -> T:
@@ -104,7 +107,7 @@ class Visitor:
 
 @cache
 def _limiter() -> RateLimiter:
-    """This process's rate limits of web sessions, as the settings say."""
+    """Rate limits as the environment's settings say, for an app that keeps none."""
     settings = Settings()
     return RateLimiter(settings.rate_limit, settings.rate_window)
 
@@ -114,11 +117,12 @@ def visitor(request: Request) -> Visitor:
     session = request.cookies.get(SESSION_COOKIE) or None
     anonymous = request.cookies.get(ANONYMOUS_COOKIE) or None
     posts = request.method not in ("GET", "HEAD")
+    limiter = getattr(request.app.state, "rate_limiter", None)
     if session is not None:
-        return Visitor(session, session, new_seed=False, posts=posts)
+        return Visitor(session, session, new_seed=False, posts=posts, limiter=limiter)
     if anonymous is not None:
-        return Visitor(None, anonymous, new_seed=False, posts=posts)
-    return Visitor(None, secrets.token_urlsafe(24), new_seed=True, posts=posts)
+        return Visitor(None, anonymous, new_seed=False, posts=posts, limiter=limiter)
+    return Visitor(None, secrets.token_urlsafe(24), new_seed=True, posts=posts, limiter=limiter)
 
 
 async def _visitor(request: Request) -> Visitor:
