@@ -61,7 +61,7 @@ class Window:
     most: int
 
 
-PAGES = Window(default=500, most=5000)
+PAGES = Window(default=100, most=5000)
 SEARCH = Window(default=20, most=100)
 SUGGESTIONS = Window(default=50, most=200)
 PENDING = Window(default=50, most=200)
