@@ -14,7 +14,7 @@ from codna.errors import InvalidRequest
 from codna.markdown.edits import Edit, parse_edits
 from codna.services import changes, pages, reverts, revisions
 from codna.services.changes import EditResult
-from codna.services.limits import HISTORY
+from codna.services.limits import HISTORY, PAGES
 from codna.services.members import Member
 from codna.services.pages import Page
 from codna.services.revisions import Revision
@@ -114,11 +114,27 @@ def show(address: str, version: int | None, out: Out, actor: Callable[[], Member
 @page.command("list")
 @click.argument("address", required=False)
 @click.option("--trash", is_flag=True, help="List the pages in the trash instead.")
+@click.option("--limit", default=PAGES.default, show_default=True, help="How many at most.")
+@click.option("--offset", default=0, show_default=True, help="How many to skip, by address.")
 @command_options
-def list_(address: str | None, trash: bool, out: Out, actor: Callable[[], Member]) -> None:
-    """List the pages you can read in a space or folder."""
-    found = pages.list_pages(actor(), address=address, in_trash=trash)
-    out.result(found, lambda: "\n".join(f"{p.address:50} v{p.version:<4} {p.title}" for p in found))
+def list_(
+    address: str | None,
+    trash: bool,
+    limit: int,
+    offset: int,
+    out: Out,
+    actor: Callable[[], Member],
+) -> None:
+    """List the pages you can read in a space or folder, by address."""
+    found = pages.list_pages(actor(), address=address, in_trash=trash, limit=limit, offset=offset)
+
+    def text() -> str:
+        lines = [f"{p.address:50} v{p.version:<4} {p.title}" for p in found]
+        if len(found) == limit:
+            lines.append(f"There may be more: give --offset {offset + limit}.")
+        return "\n".join(lines)
+
+    out.result(found, text)
 
 
 @page.command("edit")

@@ -8,9 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from codna.schemas import UrlNumber
 from codna.services import pages, search, suggestions
 from codna.services.addresses import Address, parse_address
-from codna.services.limits import SUGGESTIONS
+from codna.services.limits import PAGES, SUGGESTIONS
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.services.search import SearchHit
@@ -32,12 +33,26 @@ class Shown:
     html: bytes | None = None  # the page's HTML, UTF-8, as kept
     listing: list[PageSummary] | None = None
     mine: list[Suggestion] | None = None  # a suggester's own suggestions on the page
+    offset: int = 0  # of a listing: how many pages before it are left out
+    more: bool = False  # of a listing: pages after it are left out
+
+    @property
+    def next_offset(self) -> int | None:
+        """Where the listing's next window starts, while pages after it are left out."""
+        return self.offset + PAGES.default if self.more else None
+
+    @property
+    def previous_offset(self) -> int | None:
+        """Where the listing's previous window starts, when this one is not the first."""
+        return max(0, self.offset - PAGES.default) if self.offset else None
 
 
-def _show(member: Member, where: Address) -> Shown:
+def _show(member: Member, where: Address, offset: int = 0) -> Shown:
     if where.kind != "page":
-        listing = pages.list_pages(member, address=str(where))
-        return Shown(member, where, listing=listing)
+        # One more than shown: whether pages after the window are left out.
+        found = pages.list_pages(member, address=str(where), limit=PAGES.default + 1, offset=offset)
+        listing = found[: PAGES.default]
+        return Shown(member, where, listing=listing, offset=offset, more=len(found) > len(listing))
     page = pages.read_page(member, address=str(where))
     html = rendered.encoded(page.address, page.version, page.updated_at, page.body)
     # Its editors see how many wait (pending_suggestions); anyone else, their own, if any.
@@ -58,9 +73,15 @@ def crumbs(where: Address) -> list[tuple[str, str]]:
 
 
 @router.get("/p/{space}/{path:path}")
-async def read(request: Request, seen: Seen, space: str, path: str = "") -> Response:
+async def read(
+    request: Request,
+    seen: Seen,
+    space: str,
+    path: str = "",
+    offset: Annotated[UrlNumber, Query(description="Of a folder: pages to skip.")] = 0,
+) -> Response:
     where = parse_address(f"{space}:{path}")
-    shown = await seen.run(_show, where)
+    shown = await seen.run(_show, where, offset)
     if shown.html is not None:
         return render_around(
             request,
