@@ -48,3 +48,18 @@ def test_a_small_folder_has_no_pager(app: InProcessServer) -> None:
     with signed_in(app, "reader") as client:
         shown = client.get("/p/" + folder.replace(":", "/", 1))
     assert listed(shown.text) == [folder + "one"] and pager(shown.text) == {}
+
+
+def test_the_trash_is_listed_a_window_at_a_time(app: InProcessServer) -> None:
+    folder = unique("wiki:binned") + "/"
+    admin = members.member_by_handle("ada@example.com")
+    for n in range(PAGES.default + 1):
+        pages.create_page(admin, address=f"{folder}p{n:03}", title="P")
+        pages.trash_page(admin, address=f"{folder}p{n:03}")
+    with signed_in(app, "admin") as client:
+        first = client.get("/trash")
+        links = pager(first.text)
+        assert links["More pages"] == f"/trash?offset={PAGES.default}"
+        second = client.get(links["More pages"])
+    assert second.status_code == 200 and pager(second.text).get("Earlier pages") == "/trash"
+    assert len(re.findall(r"<code>", first.text)) == PAGES.default

@@ -15,9 +15,11 @@ from starlette.responses import RedirectResponse, Response
 
 from codna.errors import CodnaError, Conflict, Duplicate, InvalidRequest, ReadOnly, TooLarge
 from codna.markdown.limits import MAX_BODY_BYTES
+from codna.schemas import UrlNumber
 from codna.services import changes, pages
 from codna.services.access import read_only_message
 from codna.services.addresses import Address, parse_address
+from codna.services.limits import PAGES
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
 from codna.web.forms import FormRoute
@@ -276,13 +278,31 @@ async def restore(seen: Seen, space: str, path: str, csrf: Annotated[str, Form()
 class Trashed:
     member: Member
     pages: list[PageSummary]
+    offset: int = 0
+    more: bool = False  # pages after this window are left out
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + PAGES.default if self.more else None
+
+    @property
+    def previous_offset(self) -> int | None:
+        return max(0, self.offset - PAGES.default) if self.offset else None
 
 
-def _trashed(member: Member) -> Trashed:
-    return Trashed(member, pages.list_pages(member, in_trash=True))
+def _trashed(member: Member, offset: int) -> Trashed:
+    # One more than shown: whether pages after the window are left out.
+    found = pages.list_pages(member, in_trash=True, limit=PAGES.default + 1, offset=offset)
+    return Trashed(member, found[: PAGES.default], offset, len(found) > PAGES.default)
 
 
 @router.get("/trash")
-async def trashed(request: Request, seen: Seen) -> Response:
-    listed = await seen.run(_trashed)
-    return render(request, seen, "trash.html", member=listed.member, trashed=listed.pages)
+async def trashed(
+    request: Request,
+    seen: Seen,
+    offset: Annotated[UrlNumber, Query(description="Pages to skip, by address.")] = 0,
+) -> Response:
+    listed = await seen.run(_trashed, offset)
+    return render(
+        request, seen, "trash.html", member=listed.member, trashed=listed.pages, listed=listed
+    )
