@@ -24,7 +24,7 @@ from codna.services import runs, tokens
 from codna.services.runs import Owner, Started
 from codna.storage.database import Database
 from codna.storage.schema import runs as runs_table
-from codna.worker import Worker
+from codna.worker import Worker, loop
 from codna.worker.orphans import close_orphaned_runs
 from tests.services.conftest import Team
 from tests.worker.test_loop import DEADLINE, NEVER, running, until
@@ -229,3 +229,21 @@ def test_a_routine_run_whose_process_was_killed_is_closed_and_its_command_killed
             if left.command_pid:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(left.command_pid, signal.SIGKILL)
+
+
+@pytest.mark.anyio
+async def test_a_running_worker_closes_a_run_left_behind_after_it_started(
+    team: Team, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(loop, "ORPHANS_EVERY", 0.2)
+    doer = Worker(poll_interval=0.05)
+    async with running(db, doer):
+        await until(lambda: doer.waiting, "the worker waits")  # its start's sweep is done
+        started = start(team)
+        owned_by(db, started.run.id, pid=dead_pid())
+        await until(
+            lambda: runs.read_run(team.writer, run_id=started.run.id).status != "running",
+            "the run left behind closed while the worker ran",
+        )
+    with pytest.raises(Unauthenticated):
+        tokens.authenticate_token(started.secret)

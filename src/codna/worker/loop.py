@@ -20,6 +20,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import ParamSpec, TypeVar
@@ -43,6 +44,9 @@ T = TypeVar("T")
 Handle = Callable[[Event, list[Automation]], Awaitable[None] | None]
 
 POLL_INTERVAL = 1.0
+# How often a running worker looks again for runs a dead owner left (see orphans), besides
+# when it starts: another host's run is closed once its token expired, without a restart.
+ORPHANS_EVERY = 600.0
 LEASE = timedelta(seconds=60)
 # When an event is due but another worker holds it at this instant (it is claiming it).
 BUSY_PAUSE = 0.05
@@ -91,7 +95,8 @@ class Worker:
             self._finished.set()
 
     async def _close_orphaned_runs(self) -> None:
-        """The runs a dead owner left running, closed as the worker starts (see orphans)."""
+        """The runs a dead owner left running, closed as the worker starts and every
+        ORPHANS_EVERY seconds after (see orphans)."""
         try:
             await _in_pool(close_orphaned_runs)
         except Exception as error:  # the database is away: the next start closes them
@@ -117,7 +122,11 @@ class Worker:
 
     async def _loop(self, wakes: asyncio.Queue[events.Event]) -> None:
         claim_now, pause = True, RETRY_PAUSE[0]
+        swept = time.monotonic()
         while not self.stopping:
+            if time.monotonic() - swept >= ORPHANS_EVERY:
+                await self._close_orphaned_runs()
+                swept = time.monotonic()
             try:
                 if claim_now:
                     event = await _in_pool(outbox.claim, self.name, lease=self.lease)
