@@ -19,11 +19,10 @@ from codna.schemas import UrlNumber
 from codna.services import changes, pages
 from codna.services.access import read_only_message
 from codna.services.addresses import Address, parse_address
-from codna.services.limits import PAGES
 from codna.services.members import Member
-from codna.services.pages import Page, PageSummary
+from codna.services.pages import Page
 from codna.web.forms import FormRoute
-from codna.web.pages import crumbs
+from codna.web.pages import PageWindow, crumbs, page_window
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
@@ -277,23 +276,11 @@ async def restore(seen: Seen, space: str, path: str, csrf: Annotated[str, Form()
 @dataclass(frozen=True)
 class Trashed:
     member: Member
-    pages: list[PageSummary]
-    offset: int = 0
-    more: bool = False  # pages after this window are left out
-
-    @property
-    def next_offset(self) -> int | None:
-        return self.offset + PAGES.default if self.more else None
-
-    @property
-    def previous_offset(self) -> int | None:
-        return max(0, self.offset - PAGES.default) if self.offset else None
+    window: PageWindow
 
 
 def _trashed(member: Member, offset: int) -> Trashed:
-    # One more than shown: whether pages after the window are left out.
-    found = pages.list_pages(member, in_trash=True, limit=PAGES.default + 1, offset=offset)
-    return Trashed(member, found[: PAGES.default], offset, len(found) > PAGES.default)
+    return Trashed(member, page_window(member, in_trash=True, offset=offset))
 
 
 @router.get("/trash")
@@ -303,6 +290,4 @@ async def trashed(
     offset: Annotated[UrlNumber, Query(description="Pages to skip, by address.")] = 0,
 ) -> Response:
     listed = await seen.run(_trashed, offset)
-    return render(
-        request, seen, "trash.html", member=listed.member, trashed=listed.pages, listed=listed
-    )
+    return render(request, seen, "trash.html", member=listed.member, listed=listed.window)

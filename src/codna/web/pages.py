@@ -24,35 +24,51 @@ router = APIRouter(include_in_schema=False)
 
 
 @dataclass(frozen=True)
+class PageWindow:
+    """A window of a listing of pages, by address: PAGES.default of them after `offset`."""
+
+    pages: list[PageSummary]
+    offset: int = 0
+    more: bool = False  # pages after the window are left out
+
+    @property
+    def next_offset(self) -> int | None:
+        """Where the next window starts, while pages after this one are left out."""
+        return self.offset + PAGES.default if self.more else None
+
+    @property
+    def previous_offset(self) -> int | None:
+        """Where the previous window starts, when this one is not the first."""
+        return max(0, self.offset - PAGES.default) if self.offset else None
+
+
+def page_window(
+    member: Member, *, address: str | None = None, in_trash: bool = False, offset: int = 0
+) -> PageWindow:
+    """The pages `member` can read at `address` (or in the trash), a window of them."""
+    # One more than shown: whether pages after the window are left out.
+    found = pages.list_pages(
+        member, address=address, in_trash=in_trash, limit=PAGES.default + 1, offset=offset
+    )
+    return PageWindow(found[: PAGES.default], offset, len(found) > PAGES.default)
+
+
+@dataclass(frozen=True)
 class Shown:
-    """What the page view shows: a page with its HTML, or a space's or folder's pages."""
+    """What the page view shows: a page with its HTML, or a window of a space's or folder's
+    pages."""
 
     member: Member
     where: Address
     page: Page | None = None
     html: bytes | None = None  # the page's HTML, UTF-8, as kept
-    listing: list[PageSummary] | None = None
+    listing: PageWindow | None = None
     mine: list[Suggestion] | None = None  # a suggester's own suggestions on the page
-    offset: int = 0  # of a listing: how many pages before it are left out
-    more: bool = False  # of a listing: pages after it are left out
-
-    @property
-    def next_offset(self) -> int | None:
-        """Where the listing's next window starts, while pages after it are left out."""
-        return self.offset + PAGES.default if self.more else None
-
-    @property
-    def previous_offset(self) -> int | None:
-        """Where the listing's previous window starts, when this one is not the first."""
-        return max(0, self.offset - PAGES.default) if self.offset else None
 
 
 def _show(member: Member, where: Address, offset: int = 0) -> Shown:
     if where.kind != "page":
-        # One more than shown: whether pages after the window are left out.
-        found = pages.list_pages(member, address=str(where), limit=PAGES.default + 1, offset=offset)
-        listing = found[: PAGES.default]
-        return Shown(member, where, listing=listing, offset=offset, more=len(found) > len(listing))
+        return Shown(member, where, listing=page_window(member, address=str(where), offset=offset))
     page = pages.read_page(member, address=str(where))
     html = rendered.encoded(page.address, page.version, page.updated_at, page.body)
     # Its editors see how many wait (pending_suggestions); anyone else, their own, if any.
