@@ -26,6 +26,7 @@ from codna.mcp.server import CodnaMCP, TokenVerifier
 from codna.services import context, events
 from codna.services.ratelimit import RateLimiter
 from codna.settings import Settings
+from codna.web import account as web_account
 from codna.web import admin as web_admin
 from codna.web import api_docs as web_api_docs
 from codna.web import cards as web_cards
@@ -33,7 +34,9 @@ from codna.web import editing as web_editing
 from codna.web import errors as web_errors
 from codna.web import history as web_history
 from codna.web import inbox as web_inbox
+from codna.web import navigation as web_navigation
 from codna.web import pages as web_pages
+from codna.web import search as web_search
 from codna.web import signin as web_signin
 from codna.web.templating import STATIC
 
@@ -137,6 +140,9 @@ def create_app(settings: Settings | None = None, *, worker: bool | None = None) 
         web_inbox.router,
         web_cards.router,
         web_admin.router,
+        web_account.router,
+        web_search.router,
+        web_navigation.router,
     ):
         web.include_router(router)
     web.mount("/static", StaticFiles(directory=STATIC), name="static")

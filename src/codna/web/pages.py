@@ -1,4 +1,4 @@
-"""Reading: spaces and folders, a page, search."""
+"""Reading: spaces and folders, a page, a page's suggestions."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from codna.schemas import UrlNumber
-from codna.services import pages, search, suggestions
+from codna.services import pages, suggestions
 from codna.services.addresses import Address, parse_address
 from codna.services.limits import PAGES, SUGGESTIONS
 from codna.services.members import Member
 from codna.services.pages import Page, PageSummary
-from codna.services.search import SearchHit
 from codna.services.suggestion_views import Suggestion
 from codna.web.rendering import rendered
 from codna.web.templating import INNER, page_url, render, render_around
@@ -112,27 +111,6 @@ async def read(
     return render(
         request, seen, "folder.html", member=shown.member, shown=shown, crumbs=crumbs(where)
     )
-
-
-@dataclass(frozen=True)
-class Found:
-    member: Member
-    hits: list[SearchHit]
-
-
-def _search(member: Member, query: str) -> Found:
-    return Found(member, search.search(member, query=query))
-
-
-@router.get("/search")
-async def find(
-    request: Request, seen: Seen, q: Annotated[str, Query(max_length=500)] = ""
-) -> Response:
-    if not q.strip():
-        member = await seen.run(lambda member: member)
-        return render(request, seen, "search.html", member=member, query="", hits=None)
-    found = await seen.run(_search, q)
-    return render(request, seen, "search.html", member=found.member, query=q, hits=found.hits)
 
 
 @dataclass(frozen=True)

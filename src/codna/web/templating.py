@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse, Response
 
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
+from codna.web.said import heard, told
 from codna.web.visitor import Visitor
 
 HERE = Path(__file__).parent
@@ -42,12 +43,15 @@ def render(
 ) -> HTMLResponse:
     """The template `name` as an answer, with what every page shows: the member signed in
     (None on the sign-in page) and the token its forms carry."""
+    said = heard(request)
     answer = templates.TemplateResponse(
         request,
         name,
-        {"member": member, "csrf": seen.csrf, **context},
+        {"member": member, "csrf": seen.csrf, "said": said, **context},
         status_code=status,
     )
+    if said is not None:
+        told(answer)
     return seen.keep(answer, secure=request.url.scheme == "https")  # type: ignore[return-value]
 
 
@@ -65,9 +69,12 @@ def render_around(
 ) -> Response:
     """Like `render`, with the HTML `inner` (UTF-8, kept elsewhere) where the template shows
     INNER: a big page's HTML goes out as it was kept, never copied through the template."""
+    said = heard(request)
     page = templates.get_template(name).render(
-        {"request": request, "member": member, "csrf": seen.csrf, **context}
+        {"request": request, "member": member, "csrf": seen.csrf, "said": said, **context}
     )
     head, _, tail = page.encode().partition(INNER.encode())
     answer = Response(b"".join((head, inner, tail)), media_type="text/html; charset=utf-8")
+    if said is not None:
+        told(answer)
     return seen.keep(answer, secure=request.url.scheme == "https")
