@@ -33,7 +33,7 @@ def test_signing_in_sets_an_httponly_lax_session_cookie_and_a_new_one_each_time(
                 "/sign-in",
                 data={"email": ROLES["reader"], "password": PASSWORD, "csrf": csrf_of(form)},
             )
-            assert answer.status_code == 303 and answer.headers["location"] == "/p/wiki/"
+            assert answer.status_code == 303 and answer.headers["location"] == "/home"
             cookie = next(
                 c for c in answer.headers.get_list("set-cookie") if c.startswith("codna_session=")
             )
@@ -118,7 +118,7 @@ def test_a_visitor_not_signed_in_is_sent_to_sign_in_and_brought_back(
                 "next": "//evil.example/",
             },
         )
-    assert elsewhere.headers["location"] == "/p/wiki/"
+    assert elsewhere.headers["location"] == "/home"
 
 
 def test_an_unknown_email_and_a_wrong_password_get_the_same_bytes(app: InProcessServer) -> None:

@@ -38,12 +38,14 @@ __all__ = [
     "PENDING",
     "READS_PER_CALL",
     "READ_MANY",
+    "RECENT",
     "RUNS",
     "SEARCH",
     "SEARCH_BUDGET",
     "STORED_ROW_BYTES",
     "STORED_SUGGESTION_BYTES",
     "SUGGESTIONS",
+    "TAGS",
     "TOKENS_PER_HOUR",
     "SearchBudget",
     "Window",
@@ -68,6 +70,8 @@ PENDING = Window(default=50, most=200)
 INBOX = Window(default=20, most=200)
 RUNS = Window(default=50, most=500)
 HISTORY = Window(default=100, most=1000)  # a page's revisions, newest first
+RECENT = Window(default=50, most=500)  # recent changes: revisions of many pages, newest first
+TAGS = Window(default=500, most=5000)  # the tags there are, with their counts
 EXPORT = Window(default=100, most=1000)  # pages as Markdown files, by address
 # The Markdown one export answers at most (transfer.export_documents), in bytes of its files'
 # texts: the window stops before the page that would pass it, and says where the next starts.

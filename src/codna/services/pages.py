@@ -20,7 +20,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import outbox, output_budget, search_index
+from codna.services import outbox, output_budget, page_links, search_index
 from codna.services.access import (
     Rights,
     access_page,
@@ -272,6 +272,7 @@ def insert_page(
     )
     output_budget.check_output(conn, actor, inserted)  # before the index and event: may refuse
     search_index.index_page(conn, page_id, title=title, tags=list(tags), body=body)
+    page_links.keep_links(conn, page_id, where, body)
     outbox.record(
         conn,
         type="document.created",

@@ -19,7 +19,7 @@ from codna.markdown.limits import (
     check_plain_text,
     normalise_newlines,
 )
-from codna.services import outbox, search_index
+from codna.services import outbox, page_links, search_index
 from codna.services.access import authorise
 from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
@@ -159,6 +159,7 @@ def save_revision(
     search_index.index_page(
         conn, page.id, title=title, tags=tags, body=body, before=page, splices=splices
     )
+    page_links.keep_links(conn, page.id, Address(page.space, page.path), body, before=page.body)
     outbox.record(
         conn,
         type="document.changed",

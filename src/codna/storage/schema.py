@@ -151,6 +151,21 @@ revisions = sa.Table(
 # What a member wrote: summed on each of their writes in output (OUTPUT_BYTES, migration 0018).
 sa.Index("ix_revisions_author_id", revisions.c.author_id)
 
+sa.Index("ix_revisions_created_at", revisions.c.created_at)  # recent changes (migration 0019)
+
+# The pages a page's text links to, by address (internal addresses, and relative links resolved
+# against its folder: markdown/outgoing.py), kept by every save: a page's backlinks are the rows
+# that name it (migration 0019).
+page_links = sa.Table(
+    "page_links",
+    metadata,
+    sa.Column("page_id", sa.Integer, sa.ForeignKey("pages.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("space", sa.String(20), nullable=False),
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.PrimaryKeyConstraint("page_id", "space", "path"),
+    sa.Index("ix_page_links_target", "space", "path"),
+)
+
 # The search index: a page's current title and sections, one row each (markdown/
 # search_sections.py says what a row is). The words are indexed beside this table: on SQLite
 # by the FTS5 table page_search over `heading` and `text`, kept in step by triggers; on

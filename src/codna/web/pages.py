@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from codna.errors import NotFound
 from codna.schemas import UrlNumber
-from codna.services import pages, suggestions
+from codna.services import navigation, pages, suggestions
 from codna.services.addresses import Address, parse_address
 from codna.services.limits import PAGES, SUGGESTIONS
 from codna.services.members import Member
@@ -63,6 +64,7 @@ class Shown:
     html: bytes | None = None  # the page's HTML, UTF-8, as kept
     listing: PageWindow | None = None
     mine: list[Suggestion] | None = None  # a suggester's own suggestions on the page
+    backlinks: list[tuple[str, str]] | None = None  # (address, title) of pages linking here
 
 
 def _show(member: Member, where: Address, offset: int = 0) -> Shown:
@@ -74,7 +76,20 @@ def _show(member: Member, where: Address, offset: int = 0) -> Shown:
     mine = None
     if page.pending_suggestions is None:
         mine = suggestions.list_suggestions(member, address=str(where))
-    return Shown(member, where, page=page, html=html, mine=mine)
+    linking = navigation.backlinks(member, address=str(where))
+    return Shown(member, where, page=page, html=html, mine=mine, backlinks=linking)
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A page that is not there (or not the member's to read), and whether they may make it."""
+
+    member: Member
+    may_create: bool
+
+
+def _missing(member: Member, where: Address) -> Missing:
+    return Missing(member, navigation.may_create(member, address=str(where)))
 
 
 def crumbs(where: Address) -> list[tuple[str, str]]:
@@ -96,7 +111,24 @@ async def read(
     offset: Annotated[UrlNumber, Query(description="Of a folder: pages to skip.")] = 0,
 ) -> Response:
     where = parse_address(f"{space}:{path}")
-    shown = await seen.run(_show, where, offset)
+    try:
+        shown = await seen.run(_show, where, offset)
+    except NotFound as missing:
+        if where.kind != "page":
+            raise
+        offer = await seen.run(_missing, where)
+        return render(
+            request,
+            seen,
+            "missing.html",
+            member=offer.member,
+            status=404,
+            where=where,
+            message=missing.message,
+            nearest=missing.fields.get("nearest"),
+            may_create=offer.may_create,
+            crumbs=crumbs(where),
+        )
     if shown.html is not None:
         return render_around(
             request,

@@ -15,7 +15,7 @@ from codna.web.templating import STATIC, render
 from codna.web.visitor import Seen, signed_in, signed_out
 
 router = APIRouter(include_in_schema=False, route_class=FormRoute)
-HOME = "/p/wiki/"
+HOME = "/home"  # the wiki's home page (web/navigation.py)
 
 
 def _next(target: str | None) -> str:

@@ -1,0 +1,241 @@
+"""Finding one's way around a space: the tree of its folders, what changed lately, which pages
+link to a page, and the pages by tag. Every answer holds only pages the member can read,
+outside the trash."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from codna.errors import InvalidRequest
+from codna.services.access import rights
+from codna.services.addresses import Address, parse_address
+from codna.services.context import database
+from codna.services.limits import PAGES, RECENT, TAGS, check_limit, check_offset
+from codna.services.members import Member
+from codna.services.nearest import listing_address
+from codna.services.pages import MAX_TAG_CHARS, PageSummary, address_clause
+from codna.storage.schema import members, page_links, pages, revisions
+
+# Entries one branch of the tree shows at most (folders first, then pages); the folder's own
+# listing has the rest.
+BRANCH_ENTRIES = 200
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One folder of the tree, open: its folders (name, how many pages under it) and its pages
+    (address, title), each by name."""
+
+    folder: Address  # a space or a folder
+    folders: list[tuple[str, int]]
+    pages: list[tuple[str, str]]
+    more: int = 0  # entries left out past BRANCH_ENTRIES
+
+
+def tree(actor: Member, *, address: str) -> list[Branch]:
+    """The folders from `address`'s space down to it (a page's folder, or the folder itself),
+    each open: what a tree beside a page shows, the way to the page unfolded.
+
+    Raises InvalidRequest (a bad address)."""
+    where = parse_address(address)
+    path = where.path if where.kind != "page" else where.path.rpartition("/")[0] + "/"
+    chain = [""] + ["/".join(path.split("/")[: n + 1]) + "/" for n in range(path.count("/"))]
+    chain = [folder for folder in chain if folder != "/"]
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        rows = [
+            (r.path, r.title)
+            for r in conn.execute(
+                sa.select(pages.c.path, pages.c.title)
+                .where(pages.c.space == where.space, pages.c.trashed_at.is_(None), mine.readable())
+                .order_by(pages.c.path)
+            )
+        ]
+    return [_branch(Address(where.space, folder), rows) for folder in chain]
+
+
+def _branch(folder: Address, rows: list[tuple[str, str]]) -> Branch:
+    prefix = folder.path
+    under: Counter[str] = Counter()
+    here: list[tuple[str, str]] = []
+    for path, title in rows:
+        if not path.startswith(prefix):
+            continue
+        head, slash, _ = path[len(prefix) :].partition("/")
+        if slash:
+            under[head] += 1
+        else:
+            here.append((str(Address(folder.space, path)), title))
+    folders = sorted(under.items())
+    shown_folders = folders[:BRANCH_ENTRIES]
+    shown_pages = here[: BRANCH_ENTRIES - len(shown_folders)]
+    more = len(folders) + len(here) - len(shown_folders) - len(shown_pages)
+    return Branch(folder, shown_folders, shown_pages, more)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One revision in recent changes."""
+
+    address: str
+    title: str
+    version: int
+    kind: str
+    summary: str
+    author: str
+    at: datetime
+
+
+def recent_changes(
+    actor: Member, *, address: str | None = None, limit: int = RECENT.default, offset: int = 0
+) -> list[Change]:
+    """The latest revisions of the pages the actor can read, newest first: everywhere, or in a
+    space or folder. Raises InvalidRequest (a bad address, limit or offset), NotFound (a folder
+    with no page the actor can read)."""
+    where = parse_address(address) if address else None
+    check_limit(limit, RECENT)
+    check_offset(offset)
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        if where is not None:
+            where = listing_address(conn, mine, where)
+        query = (
+            sa.select(
+                pages.c.space,
+                pages.c.path,
+                pages.c.title,
+                revisions.c.version,
+                revisions.c.kind,
+                revisions.c.summary,
+                revisions.c.created_at,
+                members.c.name,
+            )
+            .select_from(
+                revisions.join(pages, pages.c.id == revisions.c.page_id).join(
+                    members, members.c.id == revisions.c.author_id
+                )
+            )
+            .where(pages.c.trashed_at.is_(None), mine.readable())
+            .order_by(revisions.c.created_at.desc(), revisions.c.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        if where is not None:
+            query = query.where(address_clause(where))
+        rows = conn.execute(query).all()
+    return [
+        Change(
+            str(Address(r.space, r.path)),
+            r.title,
+            r.version,
+            r.kind,
+            r.summary,
+            r.name,
+            r.created_at,
+        )
+        for r in rows
+    ]
+
+
+def backlinks(actor: Member, *, address: str) -> list[tuple[str, str]]:
+    """The pages the actor can read that link to `address`, as (address, title), by title.
+    Raises InvalidRequest (a bad address)."""
+    where = parse_address(address, want="page")
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        rows = conn.execute(
+            sa.select(pages.c.space, pages.c.path, pages.c.title)
+            .select_from(page_links.join(pages, pages.c.id == page_links.c.page_id))
+            .where(
+                page_links.c.space == where.space,
+                page_links.c.path == where.path,
+                pages.c.trashed_at.is_(None),
+                mine.readable(),
+            )
+            .order_by(pages.c.title, pages.c.space, pages.c.path)
+            .limit(PAGES.default)
+        ).all()
+    return [(str(Address(r.space, r.path)), r.title) for r in rows]
+
+
+def _tag_values(conn: Connection) -> sa.TableValuedAlias:
+    """The tags of each page as rows of one column, `value` (a page's tags are a JSON list)."""
+    if conn.dialect.name == "postgresql":
+        return sa.func.json_array_elements_text(pages.c.tags).table_valued("value")
+    return sa.func.json_each(pages.c.tags).table_valued("value")
+
+
+def tags(actor: Member, *, limit: int = TAGS.default) -> list[tuple[str, int]]:
+    """The tags of the pages the actor can read, with how many pages have each, by name."""
+    check_limit(limit, TAGS)
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        value = _tag_values(conn)
+        rows = conn.execute(
+            sa.select(value.c.value, sa.func.count())
+            .select_from(pages)
+            .join(value, sa.true())
+            .where(pages.c.trashed_at.is_(None), mine.readable())
+            .group_by(value.c.value)
+            .order_by(value.c.value)
+            .limit(limit)
+        ).all()
+    return [(str(tag), int(count)) for tag, count in rows]
+
+
+def tagged(
+    actor: Member, *, tag: str, limit: int = PAGES.default, offset: int = 0
+) -> list[PageSummary]:
+    """The pages with `tag` the actor can read, by address. Raises InvalidRequest."""
+    check_limit(limit, PAGES)
+    check_offset(offset)
+    if not tag or len(tag) > MAX_TAG_CHARS:
+        raise InvalidRequest(f"A tag has 1 to {MAX_TAG_CHARS} characters.", field="tag")
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        value = _tag_values(conn)
+        has_tag = sa.exists(sa.select(1).select_from(value).where(value.c.value == tag))
+        rows = conn.execute(
+            sa.select(
+                pages.c.space,
+                pages.c.path,
+                pages.c.title,
+                pages.c.tags,
+                pages.c.version,
+                pages.c.updated_at,
+                pages.c.created_by,
+            )
+            .where(pages.c.trashed_at.is_(None), mine.readable(), has_tag)
+            .order_by(pages.c.space, pages.c.path)
+            .limit(limit)
+            .offset(offset)
+        ).all()
+    return [
+        PageSummary(
+            str(Address(r.space, r.path)),
+            r.title,
+            tuple(r.tags),
+            r.version,
+            r.updated_at,
+            mine.can_manage(r.space, r.path, r.created_by),
+        )
+        for r in rows
+    ]
+
+
+def may_create(actor: Member, *, address: str) -> bool:
+    """Whether the actor may create a page at `address`, which holds none (not even in the
+    trash): what a link to a missing page offers. Raises InvalidRequest (a bad address)."""
+    where = parse_address(address, want="page")
+    with database().read() as conn:
+        if not rights(conn, actor).can_create(where.space, where.path):
+            return False
+        taken = conn.execute(
+            sa.select(pages.c.id).where(pages.c.space == where.space, pages.c.path == where.path)
+        ).first()
+    return taken is None
