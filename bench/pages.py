@@ -16,11 +16,16 @@ Measured, each by a signed-in browser session (its cookie; nothing is cached by 
   accepts and rejects in turn on three more pages (p50 and p99 of each). These are measured
   before the inbox, so that exactly 50 wait when it is.
 
-Targets: at least 1,000 views/s at 10 KB and 200/s at 1 MB; the first view of a 1 MB page
+- the tree beside a page in a space of 5,000 pages (`GET /tree/raw/...`, 50 folders of 100
+  pages, imported), and recent changes (`GET /recent`, everywhere, and in one of those
+  folders), one client on one keep-alive connection (p50 and p99).
+
+Targets: at least 1,000 views/s at 10 KB and 500/s at 1 MB; the tree and recent changes
+under 20 ms (p50); the first view of a 1 MB page
 under 1 s; the 1 MB diff page under 100 ms; the inbox with 50 waiting under 50 ms (p50);
 deciding one under 20 ms (p50).
 
-Run: .venv/bin/python bench/pages.py [--duration 4] [--only pages|inbox]
+Run: .venv/bin/python bench/pages.py [--duration 4] [--only pages|inbox|tree]
 (--only inbox measures just the inbox and its decisions: a few seconds.)
 """
 
@@ -43,7 +48,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, members, pages, suggestions
+from codna.services import access, changes, members, pages, suggestions, transfer
 from codna.services.context import use_database
 from codna.services.members import Member
 from codna.storage.database import Database
@@ -65,6 +70,8 @@ WAITING_PER_PAGE = 10
 RESERVE_PAGES = 3  # the suggestions decided one by one, 20 on each
 RESERVE_PER_PAGE = 20
 INBOX_GETS = 150
+TREE_FOLDERS, TREE_PAGES = 50, 100  # a space of 5,000 pages
+TREE_GETS = 200
 
 
 def page_body(size: int) -> str:
@@ -148,7 +155,15 @@ def seed(url: str, only: str | None) -> list[int]:
             for size, name in ((10_000, "small"), (1_000_000, "large")):
                 body = page_body(size)
                 pages.create_page(admin, address=f"wiki:bench/{name}", title=name, body=body)
-        return seed_inbox(admin, rita) if only != "pages" else []
+        if only in (None, "tree"):
+            documents = [
+                transfer.Document(f"f{f:02}/page-{n:03}.md", f"# Page {f}.{n}\n\nText {n}.\n")
+                for f in range(TREE_FOLDERS)
+                for n in range(TREE_PAGES)
+            ]
+            transfer.import_documents(admin, documents=documents, folder="raw:tree/")
+            access.share(admin, address="raw", member="rita@example.com", level="read")
+        return seed_inbox(admin, rita) if only in (None, "inbox") else []
     finally:
         use_database(None)
         database.dispose()
@@ -304,12 +319,31 @@ def bench_inbox(client: httpx.Client, port: int, cookie: str, to_decide: list[in
         print(Spread.of(took).line(f"deciding one from it: {decision}", 20))
 
 
+def bench_tree(port: int, cookie: str) -> None:
+    """The tree beside a page of a 5,000-page space, and recent changes, one GET at a time."""
+    paths = {
+        "tree of a 5,000-page space": "/tree/raw/tree/f25/page-050",
+        "recent changes, everywhere": "/recent",
+        "recent changes, one folder": "/recent/raw/tree/f25/",
+    }
+    print(f"{'one client':34} {'p50 ms':>8} {'p99 ms':>8} {'of':>6}   target")
+    for label, path in paths.items():
+        get = http_request("GET", path, port, {"Cookie": cookie}, b"")
+        answers = asyncio.run(in_turn(port, [get] * (TREE_GETS + 3)))[3:]
+        for _, status, body in answers:
+            assert status == 200 and b"page-0" in body, (status, body[:300])
+        print(Spread.of([took for took, _, _ in answers]).line(label, 20))
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=4.0)
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument(
-        "--only", choices=("pages", "inbox"), help="measure only the pages or only the inbox"
+        "--only",
+        choices=("pages", "inbox", "tree"),
+        help="measure only the pages, the inbox, or the tree and recent changes",
     )
     options = parser.parse_args()
     print(f"{os.cpu_count()} cores, shared by the server and the load generator.\n")
@@ -324,9 +358,11 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}"
             client = sign_in(base)
             cookie = f"codna_session={client.cookies['codna_session']}"
-            if options.only != "inbox":
+            if options.only in (None, "pages"):
                 bench_pages(client, port, cookie, options.duration, options.warmup)
-            if options.only != "pages":
+            if options.only in (None, "tree"):
+                bench_tree(port, cookie)
+            if options.only in (None, "inbox"):
                 bench_inbox(client, port, cookie, to_decide)
 
 

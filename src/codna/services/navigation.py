@@ -4,7 +4,6 @@ outside the trash."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -12,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
-from codna.services.access import rights
+from codna.services.access import Rights, rights, under
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
 from codna.services.limits import PAGES, RECENT, TAGS, check_limit, check_offset
@@ -45,37 +44,41 @@ def tree(actor: Member, *, address: str) -> list[Branch]:
     where = parse_address(address)
     path = where.path if where.kind != "page" else where.path.rpartition("/")[0] + "/"
     chain = [""] + ["/".join(path.split("/")[: n + 1]) + "/" for n in range(path.count("/"))]
-    chain = [folder for folder in chain if folder != "/"]
     with database().read() as conn:
         mine = rights(conn, actor)
-        rows = [
-            (r.path, r.title)
-            for r in conn.execute(
-                sa.select(pages.c.path, pages.c.title)
-                .where(pages.c.space == where.space, pages.c.trashed_at.is_(None), mine.readable())
-                .order_by(pages.c.path)
-            )
+        return [
+            _branch(conn, mine, Address(where.space, folder)) for folder in chain if folder != "/"
         ]
-    return [_branch(Address(where.space, folder), rows) for folder in chain]
 
 
-def _branch(folder: Address, rows: list[tuple[str, str]]) -> Branch:
-    prefix = folder.path
-    under: Counter[str] = Counter()
-    here: list[tuple[str, str]] = []
-    for path, title in rows:
-        if not path.startswith(prefix):
-            continue
-        head, slash, _ = path[len(prefix) :].partition("/")
-        if slash:
-            under[head] += 1
-        else:
-            here.append((str(Address(folder.space, path)), title))
-    folders = sorted(under.items())
-    shown_folders = folders[:BRANCH_ENTRIES]
-    shown_pages = here[: BRANCH_ENTRIES - len(shown_folders)]
-    more = len(folders) + len(here) - len(shown_folders) - len(shown_pages)
-    return Branch(folder, shown_folders, shown_pages, more)
+def _branch(conn: Connection, mine: Rights, folder: Address) -> Branch:
+    """One folder's entries, counted by the database: each page under it is grouped by the
+    first step of its path below the folder, a folder's name with its slash or a page's."""
+    rest = sa.func.substr(pages.c.path, len(folder.path) + 1)
+    find = sa.func.strpos if conn.dialect.name == "postgresql" else sa.func.instr
+    slash = find(rest, "/")
+    is_folder = slash > 0
+    step = sa.case((is_folder, sa.func.substr(rest, 1, slash)), else_=rest)
+    entries = sa.func.count().over()  # the entries there are, however many are shown
+    rows = conn.execute(
+        sa.select(step.label("step"), sa.func.count(), sa.func.max(pages.c.title), entries)
+        .where(
+            pages.c.space == folder.space,
+            under(pages.c.path, folder.path),
+            pages.c.trashed_at.is_(None),
+            mine.readable(),
+        )
+        .group_by(step)
+        .order_by(sa.func.max(sa.case((is_folder, 0), else_=1)), step)
+        .limit(BRANCH_ENTRIES)
+    ).all()
+    folders = [(name.removesuffix("/"), count) for name, count, _, _ in rows if name[-1] == "/"]
+    shown = [
+        (str(Address(folder.space, folder.path + name)), title)
+        for name, _, title, _ in rows
+        if name[-1] != "/"
+    ]
+    return Branch(folder, folders, shown, rows[0][3] - len(rows) if rows else 0)
 
 
 @dataclass(frozen=True)
