@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 import uuid
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
 from codna.web.history import WORD_DIFF_LINE_CHARS, diff_lines
+from codna.web.said import SAID_COOKIE
 from tests.conftest import ROLES, InProcessServer, unique
 from tests.web.conftest import csrf_of, signed_in
 
@@ -45,6 +47,11 @@ def _post(client: httpx.Client, address: str, action: str, version: int) -> http
     return client.post(
         _view("history", address) + f"/{action}", data={"version": str(version), "csrf": token}
     )
+
+
+def _said(answer: httpx.Response) -> str:
+    """The sentence a redirect carries to the next page."""
+    return unquote(answer.cookies.get(SAID_COOKIE) or "")
 
 
 def _text(html: str) -> str:
@@ -174,17 +181,22 @@ def test_a_reader_sees_no_buttons_and_a_readers_post_is_refused_without_a_change
     assert _page(app, address)["version"] == 2
 
 
-def test_a_writer_sees_revert_and_restore_buttons(app: InProcessServer) -> None:
+def test_a_writer_sees_revert_and_restore_leading_to_a_question_first(
+    app: InProcessServer,
+) -> None:
     address = unique()
     app.create_page(address, "We ship on Friday.\n")
     _edit(app, "writer", address, "Friday", "Monday", "Move the day")
     with signed_in(app, "writer") as client:
         listed = client.get(_view("history", address))
-    forms = re.findall(r'<form action="([^"]+)" method="post">', listed.text)
-    revert, restore = _view("history", address) + "/revert", _view("history", address) + "/restore"
+    links = re.findall(r'<a href="([^"]+)">(Revert|Restore this version)<span', listed.text)
+    history = _view("history", address)
     # Version 1 cannot be reverted (it made the page); version 2 is the page as it is.
-    assert forms.count(revert) == 1 and forms.count(restore) == 1
-    assert "Revert<span" in listed.text and "Restore this version<span" in listed.text
+    assert sorted(links) == [
+        (f"{history}?restore=1", "Restore this version"),
+        (f"{history}?revert=2", "Revert"),
+    ]
+    assert "<form" not in listed.text.split('<main id="main">', 1)[1]
 
 
 def test_a_writers_revert_makes_a_new_revision_and_redirects_to_the_page(
@@ -198,6 +210,7 @@ def test_a_writers_revert_makes_a_new_revision_and_redirects_to_the_page(
         listed = client.get(_view("history", address))
     assert answer.status_code == 303
     assert answer.headers["location"] == _view("p", address)
+    assert "Reverted version 2: saved as version 3." in _said(answer)
     page = _page(app, address)
     assert page["version"] == 3 and page["body"] == "We ship on Friday.\n"
     assert re.search(
@@ -212,7 +225,9 @@ def test_a_writers_restore_brings_back_an_old_version(app: InProcessServer) -> N
     _edit(app, "writer", address, "Two.", "Three.", "Three")
     with signed_in(app, "writer") as client:
         answer = _post(client, address, "restore", 1)
+        shown = client.get(answer.headers["location"])
     assert answer.status_code == 303
+    assert '<p class="said" role="status">Restored version 1: saved as version 4.</p>' in shown.text
     page = _page(app, address)
     assert page["version"] == 4 and page["body"] == "One.\n"
 

@@ -1,8 +1,13 @@
-"""Writing: create a page, edit it in a plain Markdown editor, trash and restore it.
+"""Writing: create a page, edit it in a plain Markdown editor with a live preview.
 
 A person in the editor sends the page's whole new text (the edit language is for agents and
 the API). What they typed is never lost to a refusal: a conflict or a bad field shows the
-form again with their text in it and the service's sentence above.
+form again with their text in it and the service's sentence above. While they type, the
+editor asks for a preview (POST /preview), which renders the text as the page would show it
+and saves nothing.
+
+Saving and creating say what they did on the page they lead to. The trash's routes
+(web/trash.py) come in with this router.
 """
 
 from __future__ import annotations
@@ -11,18 +16,23 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
-from starlette.responses import RedirectResponse, Response
+from markupsafe import Markup
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from codna.errors import CodnaError, Conflict, Duplicate, InvalidRequest, ReadOnly, TooLarge
-from codna.markdown.limits import MAX_BODY_BYTES
-from codna.schemas import UrlNumber
+from codna.markdown.limits import MAX_BODY_BYTES, check_body_size
+from codna.markdown.render import render as render_markdown
 from codna.services import changes, pages
 from codna.services.access import read_only_message
 from codna.services.addresses import Address, parse_address
 from codna.services.members import Member
 from codna.services.pages import Page
+from codna.web import trash
+from codna.web.confirm import named
 from codna.web.forms import FormRoute
-from codna.web.pages import PageWindow, crumbs, page_window
+from codna.web.pages import crumbs
+from codna.web.rendering import rendered
+from codna.web.said import tell
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
@@ -32,6 +42,7 @@ FIELD_BYTES = 3 * MAX_BODY_BYTES
 router = APIRouter(
     include_in_schema=False, route_class=FormRoute, form_limits={"max_part_size": FIELD_BYTES}
 )
+router.include_router(trash.router)
 
 # Refusals the form answers itself, with the typed text kept; any other (not found) is the
 # error page.
@@ -46,10 +57,8 @@ def _page_address(space: str, path: str) -> Address:
     return parse_address(f"{space}:{path}", want="page")
 
 
-def _folder(where: Address) -> Address:
-    """The folder a page is in (its space, for a page at the top)."""
-    head = where.path.rpartition("/")[0]
-    return Address(where.space, head + "/" if head else "")
+def _secure(request: Request) -> bool:
+    return request.url.scheme == "https"
 
 
 def split_tags(text: str) -> list[str]:
@@ -87,13 +96,16 @@ class Tried:
 class Opened:
     member: Member
     page: Page
+    preview: Markup  # the page as saved, rendered: the preview before anything is typed
 
 
 def _open(member: Member, where: Address) -> Opened:
     page = pages.read_page(member, address=str(where))
     if not page.editable:
         raise ReadOnly(read_only_message(where, member), address=str(where))
-    return Opened(member, page)
+    return Opened(
+        member, page, rendered.html(page.address, page.version, page.updated_at, page.body)
+    )
 
 
 def _write(member: Member, where: Address, draft: Draft, base_version: int) -> Tried:
@@ -121,7 +133,10 @@ def _editor(
     *,
     base_version: int,
     refused: CodnaError | None = None,
+    preview: Markup | None = None,
 ) -> Response:
+    """The editor; without `preview` (the text as typed is not the page as saved) the
+    preview is asked for once the editor has loaded."""
     return render(
         request,
         seen,
@@ -134,6 +149,7 @@ def _editor(
         base_version=base_version,
         error=refused.message if refused else None,
         conflict=isinstance(refused, Conflict),
+        preview=preview,
     )
 
 
@@ -142,7 +158,15 @@ async def edit(request: Request, seen: Seen, space: str, path: str) -> Response:
     where = _page_address(space, path)
     opened = await seen.run(_open, where)
     page = opened.page
-    return _editor(request, seen, opened.member, where, Draft.of(page), base_version=page.version)
+    return _editor(
+        request,
+        seen,
+        opened.member,
+        where,
+        Draft.of(page),
+        base_version=page.version,
+        preview=opened.preview,
+    )
 
 
 @router.post("/edit/{space}/{path:path}")
@@ -163,10 +187,43 @@ async def save(
     draft = Draft(title, tags, body, summary)
     tried = await seen.run(_write, where, draft, base_version)
     if tried.page is not None:
-        return RedirectResponse(page_url(tried.page.address), status_code=303)
+        answer = RedirectResponse(page_url(tried.page.address), status_code=303)
+        return tell(answer, f"Saved as version {tried.page.version}.", secure=_secure(request))
     return _editor(
         request, seen, tried.member, where, draft, base_version=base_version, refused=tried.refused
     )
+
+
+# The preview --------------------------------------------------------------------------------
+
+NOTHING_YET = Markup('<p class="hint">Nothing to preview yet: the text shows here as you type.</p>')
+
+
+def _preview(member: Member, body: str, address: str) -> Markup:
+    """`body` as the page would show it (sanitised HTML); nothing is saved. Raises TooLarge
+    (over the page body limit)."""
+    check_body_size(body)
+    if not body.strip():
+        return NOTHING_YET
+    return Markup(render_markdown(body, page_url=page_url))
+
+
+@router.post("/preview")
+async def preview(
+    seen: Seen,
+    body: Annotated[str, Form()] = "",
+    address: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
+    """The editor's text rendered, as a fragment for the editor's preview pane; a refusal is
+    a fragment too, with its status, so the pane says what was wrong."""
+    try:
+        seen.check_csrf(csrf)
+        html = await seen.run(_preview, body, address)
+    except CodnaError as refused:
+        fragment = Markup('<p class="error" role="alert">{}</p>').format(refused.message)
+        return HTMLResponse(fragment, status_code=refused.status)
+    return HTMLResponse(html)
 
 
 # A new page ---------------------------------------------------------------------------------
@@ -175,7 +232,7 @@ async def save(
 def _folder_of(text: str) -> Address:
     """The folder (or space) `text` names, or the one its page is in."""
     where = parse_address(text)
-    return _folder(where) if where.kind == "page" else where
+    return trash.folder_of_page(where) if where.kind == "page" else where
 
 
 def _back(address: str) -> str:
@@ -219,6 +276,7 @@ def _new_form(
         back=_back(address),
         draft=draft,
         error=refused.message if refused else None,
+        preview=None if draft.body.strip() else NOTHING_YET,
     )
 
 
@@ -248,46 +306,7 @@ async def create(
     draft = Draft(title, tags, body, summary)
     tried = await seen.run(_create, address, draft)
     if tried.page is not None:
-        return RedirectResponse(page_url(tried.page.address), status_code=303)
+        page = tried.page
+        answer = RedirectResponse(page_url(page.address), status_code=303)
+        return tell(answer, f"Created {named(page)} as version 1.", secure=_secure(request))
     return _new_form(request, seen, tried.member, address, draft, tried.refused)
-
-
-# The trash ----------------------------------------------------------------------------------
-
-
-@router.post("/trash/{space}/{path:path}")
-async def trash(seen: Seen, space: str, path: str, csrf: Annotated[str, Form()] = "") -> Response:
-    """Move the page to the trash; back to its folder, where it no longer shows."""
-    seen.check_csrf(csrf)
-    where = _page_address(space, path)
-    await seen.run(lambda member: pages.trash_page(member, address=str(where)))
-    return RedirectResponse(page_url(_folder(where)), status_code=303)
-
-
-@router.post("/restore/{space}/{path:path}")
-async def restore(seen: Seen, space: str, path: str, csrf: Annotated[str, Form()] = "") -> Response:
-    """Bring the page back from the trash, and show it."""
-    seen.check_csrf(csrf)
-    where = _page_address(space, path)
-    page = await seen.run(lambda member: pages.restore_page(member, address=str(where)))
-    return RedirectResponse(page_url(page.address), status_code=303)
-
-
-@dataclass(frozen=True)
-class Trashed:
-    member: Member
-    window: PageWindow
-
-
-def _trashed(member: Member, offset: int) -> Trashed:
-    return Trashed(member, page_window(member, in_trash=True, offset=offset))
-
-
-@router.get("/trash")
-async def trashed(
-    request: Request,
-    seen: Seen,
-    offset: Annotated[UrlNumber, Query(description="Pages to skip, by address.")] = 0,
-) -> Response:
-    listed = await seen.run(_trashed, offset)
-    return render(request, seen, "trash.html", member=listed.member, listed=listed.window)

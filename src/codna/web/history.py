@@ -1,4 +1,8 @@
-"""History: a page's revisions, the diff of any two, revert and restore."""
+"""History: a page's revisions, the diff of any two, revert and restore.
+
+Revert and restore ask first, without JavaScript: the history's buttons lead to the history
+asking (`?revert=3`, `?restore=2`), a page that says what will happen with the form that does
+it. Either says what it did on the page it leads to."""
 
 from __future__ import annotations
 
@@ -24,9 +28,11 @@ from codna.services.limits import HISTORY
 from codna.services.members import Member
 from codna.services.pages import Page
 from codna.services.revisions import Revision
+from codna.web.confirm import confirmation, find_page, named
 from codna.web.forms import FormRoute
 from codna.web.pages import crumbs
 from codna.web.rendering import rendered
+from codna.web.said import tell
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen
 
@@ -163,8 +169,12 @@ async def history(
     space: str,
     path: str,
     offset: Annotated[UrlNumber, Query(description="How many of the newest to skip.")] = 0,
+    revert: Annotated[int | None, Query(ge=1, description="Ask before reverting it.")] = None,
+    restore: Annotated[int | None, Query(ge=1, description="Ask before restoring it.")] = None,
 ) -> Response:
     where = _page_address(space, path)
+    if revert is not None or restore is not None:
+        return await _ask(request, seen, where, revert=revert, restore=restore)
     listed = await seen.run(_history, where, offset)
     return render(
         request,
@@ -175,6 +185,47 @@ async def history(
         where=where,
         crumbs=crumbs(where),
         made_by=MADE_BY,
+    )
+
+
+async def _ask(
+    request: Request, seen: Seen, where: Address, *, revert: int | None, restore: int | None
+) -> Response:
+    """The page that asks before a revert (or, without one, a restore) of a version."""
+    found = await seen.run(find_page, where)
+    page = named(found.page)
+    back = page_url(where, view="history")
+    if revert is not None:
+        return confirmation(
+            request,
+            seen,
+            found.member,
+            title=f"Revert version {revert}?",
+            question=(
+                f"Revert version {revert} of {page}? A new version undoes what version "
+                f"{revert} changed; the history keeps every version."
+            ),
+            action=f"{back}/revert",
+            button=f"Revert version {revert}",
+            back=back,
+            fields={"version": str(revert)},
+            where=where,
+        )
+    assert restore is not None
+    return confirmation(
+        request,
+        seen,
+        found.member,
+        title=f"Restore version {restore}?",
+        question=(
+            f"Make {page} as it was at version {restore}? It is saved as a new version; "
+            "the history keeps every version."
+        ),
+        action=f"{back}/restore",
+        button=f"Restore version {restore}",
+        back=back,
+        fields={"version": str(restore)},
+        where=where,
     )
 
 
@@ -262,6 +313,7 @@ async def diff(
 
 @router.post("/history/{space}/{path:path}/revert")
 async def revert(
+    request: Request,
     seen: Seen,
     space: str,
     path: str,
@@ -270,12 +322,15 @@ async def revert(
 ) -> Response:
     seen.check_csrf(csrf)
     where = _page_address(space, path)
-    await seen.run(reverts.revert_revision, address=str(where), version=version)
-    return RedirectResponse(page_url(where), status_code=303)
+    done = await seen.run(reverts.revert_revision, address=str(where), version=version)
+    answer = RedirectResponse(page_url(where), status_code=303)
+    said = f"Reverted version {version}: saved as version {done.page.version}."
+    return tell(answer, said, secure=request.url.scheme == "https")
 
 
 @router.post("/history/{space}/{path:path}/restore")
 async def restore(
+    request: Request,
     seen: Seen,
     space: str,
     path: str,
@@ -284,5 +339,7 @@ async def restore(
 ) -> Response:
     seen.check_csrf(csrf)
     where = _page_address(space, path)
-    await seen.run(reverts.restore_version, address=str(where), version=version)
-    return RedirectResponse(page_url(where), status_code=303)
+    done = await seen.run(reverts.restore_version, address=str(where), version=version)
+    answer = RedirectResponse(page_url(where), status_code=303)
+    said = f"Restored version {version}: saved as version {done.page.version}."
+    return tell(answer, said, secure=request.url.scheme == "https")
