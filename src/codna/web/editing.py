@@ -200,12 +200,13 @@ NOTHING_YET = Markup('<p class="hint">Nothing to preview yet: the text shows her
 
 
 def _preview(member: Member, body: str, address: str) -> Markup:
-    """`body` as the page would show it (sanitised HTML); nothing is saved. Raises TooLarge
-    (over the page body limit)."""
+    """`body` as the page at `address` would show it (sanitised HTML; relative links resolved
+    from `address`, kept as text when it is no page's address yet); nothing is saved. Raises
+    TooLarge (over the page body limit)."""
     check_body_size(body)
     if not body.strip():
         return NOTHING_YET
-    return Markup(render_markdown(body, page_url=page_url))
+    return Markup(render_markdown(body, page_url=page_url, at=address or None))
 
 
 @router.post("/preview")
@@ -285,9 +286,16 @@ async def new(
     request: Request,
     seen: Seen,
     folder: Annotated[str, Query(alias="in", max_length=600)] = "wiki:",
+    address: Annotated[str | None, Query(max_length=600)] = None,
 ) -> Response:
-    start = _folder_of(folder)
+    """The form for a new page: in a folder (`in`), or at an address a link named (`address`,
+    from a missing page), its title taken from the address's last step."""
     member = await seen.run(lambda member: member)
+    if address is not None:
+        where = parse_address(address, want="page")
+        title = where.path.rpartition("/")[2].replace("-", " ").capitalize()
+        return _new_form(request, seen, member, str(where), Draft(title, "", ""))
+    start = _folder_of(folder)
     return _new_form(request, seen, member, f"{start.space}:{start.path}", Draft("", "", ""))
 
 
