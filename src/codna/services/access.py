@@ -7,6 +7,7 @@ folder, `output:<agent>/`, where it reads every page.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -50,6 +51,11 @@ def under(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]:
     if not prefix:
         return sa.true()
     return sa.func.substr(column, 1, len(prefix)) == prefix
+
+
+# The page a run looked at, beside the run page being read: made once, since an alias builds
+# a proxy of each column of the table and every read of pages asks for it.
+_SUBJECT = pages.alias("subject")
 
 
 @dataclass(frozen=True)
@@ -187,7 +193,7 @@ class Rights:
     def _no_hidden_run_page(self) -> sa.ColumnElement[bool]:
         """Leaves out each run page whose run looked at a page this member cannot read: what
         a run page quotes is its page's (run_page_hidden in SQL)."""
-        subject = pages.alias("subject")
+        subject = _SUBJECT
         hidden = sa.exists().where(
             runs.c.run_page == pages.c.space.concat(":").concat(pages.c.path),
             runs.c.address == subject.c.space.concat(":").concat(subject.c.path),
@@ -199,6 +205,9 @@ class Rights:
         """A WHERE clause over `pages` that keeps exactly the pages this member can read."""
         if self.member.is_admin:
             return sa.true()
+        return _readable(self)
+
+    def _readable(self) -> sa.ColumnElement[bool]:
         return sa.and_(self._granted(), self._no_hidden_run_page())
 
     def decidable(self) -> sa.ColumnElement[bool]:
@@ -211,6 +220,11 @@ class Rights:
             return editable
         written = [held.clause() for held in self.grants if held.level == "write"]
         return sa.and_(editable, sa.or_(sa.false(), *written), self._no_hidden_run_page())
+
+
+# The clause of each member's grants, built once for the same grants: a clause is never
+# changed once built, and building it costs more than the read it filters.
+_readable = functools.lru_cache(maxsize=1024)(Rights._readable)
 
 
 Action = Literal["read", "create", "edit", "suggest", "decide", "manage"]
@@ -308,7 +322,7 @@ def run_pages_hidden(conn: Connection, mine: Rights, heads: Iterable[AnyPage]) -
     shown = {f"{h.space}:{h.path}": h.id for h in heads if h.space == RUN_PAGES}
     if not shown:
         return set()
-    subject = pages.alias("subject")
+    subject = _SUBJECT
     looked_at = conn.execute(
         sa.select(runs.c.run_page, subject.c.space, subject.c.path, subject.c.created_by)
         .join(subject, runs.c.address == subject.c.space.concat(":").concat(subject.c.path))
