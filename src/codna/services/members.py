@@ -105,6 +105,11 @@ def _check_name(name: str) -> str:
     return name
 
 
+def password_hash(password: str) -> str:
+    """The argon2id hash of a new password. Raises InvalidRequest (too short, not text)."""
+    return _check_password(password)
+
+
 def _check_password(password: str) -> str:
     # Only a hash of it is kept, so a control character could be stored; it is refused all
     # the same because nobody could type it at a login form, and a lone surrogate cannot even
@@ -160,12 +165,7 @@ def add_person(
         return _insert_person(conn, email=email, name=name, password=password, admin=admin)
 
 
-def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
-    """Add an agent member with the people responsible for it (their e-mails).
-
-    Raises ReadOnly (not an admin), InvalidRequest, Duplicate, NotFound (a responsible person).
-    """
-    _check_admin(actor)
+def _check_agent_name(name: str) -> str:
     check_plain_text(name, field="name")
     name = name.strip()
     if not _AGENT_NAME.fullmatch(name):
@@ -173,27 +173,51 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
             "An agent's name is 1 to 64 lower-case letters, digits, '.', '_' or '-'.",
             field="name",
         )
+    return name
+
+
+def _responsible_people(conn: Connection, responsible: list[str]) -> list[int]:
+    """The ids of the people the e-mails name, each once. Raises InvalidRequest, NotFound."""
+    if not responsible:
+        raise InvalidRequest(
+            "Name at least one person responsible for the agent.", field="responsible"
+        )
+    people = []
+    for email in responsible:
+        check_plain_text(email, field="responsible")
+        row = conn.execute(
+            sa.select(members.c.id).where(
+                members.c.email == email.strip().lower(), members.c.kind == "person"
+            )
+        ).first()
+        if row is None:
+            raise NotFound(f"There is no person with the e-mail {email}.", field="responsible")
+        people.append(row.id)
+    return sorted(set(people))
+
+
+def _check_agent_name_free(conn: Connection, name: str, *, other_than: int | None = None) -> None:
+    query = sa.select(members.c.id).where(members.c.kind == "agent", members.c.name == name)
+    if other_than is not None:
+        query = query.where(members.c.id != other_than)
+    if conn.execute(query).first():
+        raise Duplicate(f"An agent named {name} already exists.", field="name")
+
+
+def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
+    """Add an agent member with the people responsible for it (their e-mails).
+
+    Raises ReadOnly (not an admin), InvalidRequest, Duplicate, NotFound (a responsible person).
+    """
+    _check_admin(actor)
+    name = _check_agent_name(name)
     if not responsible:
         raise InvalidRequest(
             "Name at least one person responsible for the agent.", field="responsible"
         )
     with database().write() as conn:
-        people = []
-        for email in responsible:
-            check_plain_text(email, field="responsible")
-            row = conn.execute(
-                sa.select(members.c.id).where(
-                    members.c.email == email.strip().lower(), members.c.kind == "person"
-                )
-            ).first()
-            if row is None:
-                raise NotFound(f"There is no person with the e-mail {email}.", field="responsible")
-            people.append(row.id)
-        taken = conn.execute(
-            sa.select(members.c.id).where(members.c.kind == "agent", members.c.name == name)
-        ).first()
-        if taken:
-            raise Duplicate(f"An agent named {name} already exists.", field="name")
+        people = _responsible_people(conn, responsible)
+        _check_agent_name_free(conn, name)
         agent_id = inserted_id(
             conn.execute(
                 members.insert().values(
@@ -203,7 +227,7 @@ def add_agent(actor: Member, *, name: str, responsible: list[str]) -> Member:
         )
         conn.execute(
             agent_responsibles.insert(),
-            [{"agent_id": agent_id, "person_id": person} for person in sorted(set(people))],
+            [{"agent_id": agent_id, "person_id": person} for person in people],
         )
         return Member(agent_id, "agent", name, None, False, False)
 
@@ -329,3 +353,94 @@ def first_admin() -> Member:
     if row is None:
         raise NotFound("This workspace has no admin yet; run `codna init` first.", field="member")
     return member_from_row(row)
+
+
+def _existing(conn: Connection, handle: str, kind: Literal["person", "agent"]) -> Member:
+    member = lookup(conn, handle)
+    if member is None or member.kind != kind:
+        raise NotFound(f"There is no {kind} {handle}.", field="member")
+    return member
+
+
+def rename_self(actor: Member, *, name: str) -> Member:
+    """Change the actor's own display name. Raises ReadOnly (an agent, whose name is its
+    handle, or a routine's run), InvalidRequest (a name empty, too long or not text)."""
+    if actor.via is not None:
+        raise ReadOnly("A routine's run cannot change the name of the member it runs as.")
+    if actor.is_agent:
+        raise ReadOnly(f"{actor.name} is an agent: its name is its handle, which an admin changes.")
+    name = _check_name(name)
+    with database().write() as conn:
+        conn.execute(members.update().where(members.c.id == actor.id).values(name=name))
+    return Member(actor.id, actor.kind, name, actor.email, actor.is_admin, actor.disabled)
+
+
+def _check_another_admin(conn: Connection, person: Member) -> None:
+    """Raise InvalidRequest unless an admin other than `person` would be left, enabled. The
+    admins' rows are locked on PostgreSQL, so two admins demoting each other at once cannot
+    both leave none."""
+    admins = (
+        conn.execute(
+            sa.select(members.c.id)
+            .where(members.c.is_admin.is_(True), members.c.disabled.is_(False))
+            .with_for_update()
+        )
+        .scalars()
+        .all()
+    )
+    if not set(admins) - {person.id}:
+        raise InvalidRequest(
+            f"{person.name} is the last admin; make another person admin first.", field="admin"
+        )
+
+
+def update_person(actor: Member, *, handle: str, name: str, email: str, admin: bool) -> Member:
+    """Change a person's name, e-mail and whether they are an admin. The last admin stays one.
+
+    Raises ReadOnly (not an admin), NotFound (no such person), InvalidRequest (a bad name or
+    e-mail, the last admin), Duplicate (the e-mail is another member's)."""
+    _check_admin(actor)
+    name = _check_name(name)
+    email = _check_email(email)
+    with database().write() as conn:
+        person = _existing(conn, handle, "person")
+        if email != person.email:
+            taken = sa.select(members.c.id).where(
+                members.c.email == email, members.c.id != person.id
+            )
+            if conn.execute(taken).first():
+                raise Duplicate(f"A member with the e-mail {email} already exists.", field="email")
+        if person.is_admin and not admin:
+            _check_another_admin(conn, person)
+        conn.execute(
+            members.update()
+            .where(members.c.id == person.id)
+            .values(name=name, email=email, is_admin=admin)
+        )
+    return Member(person.id, "person", name, email, admin, person.disabled)
+
+
+def update_agent(actor: Member, *, handle: str, name: str, responsible: list[str]) -> MemberDetails:
+    """Change an agent's name (its handle) and the people responsible for it (their e-mails).
+
+    Raises ReadOnly (not an admin), NotFound (no such agent, a responsible person),
+    InvalidRequest (a bad name, nobody responsible), Duplicate (another agent's name)."""
+    _check_admin(actor)
+    name = _check_agent_name(name)
+    with database().write() as conn:
+        agent = _existing(conn, handle, "agent")
+        people = _responsible_people(conn, responsible)
+        _check_agent_name_free(conn, name, other_than=agent.id)
+        conn.execute(members.update().where(members.c.id == agent.id).values(name=name))
+        conn.execute(agent_responsibles.delete().where(agent_responsibles.c.agent_id == agent.id))
+        conn.execute(
+            agent_responsibles.insert(),
+            [{"agent_id": agent.id, "person_id": person} for person in people],
+        )
+        emails = conn.execute(
+            sa.select(members.c.email).where(members.c.id.in_(people)).order_by(members.c.email)
+        )
+        return MemberDetails(
+            Member(agent.id, "agent", name, None, False, agent.disabled),
+            tuple(e for e in emails.scalars() if e),
+        )

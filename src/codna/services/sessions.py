@@ -264,13 +264,102 @@ def end_sessions(actor: Member, *, member: str) -> int:
             raise NotFound(f"There is no member {member}.", field="member")
         if not (actor.administers or actor.id == owner.id):
             raise ReadOnly(f"You cannot end the sessions of {owner.handle}.")
-        at = now()
-        live = conn.execute(
-            web_sessions.delete().where(
-                web_sessions.c.member_id == owner.id,
-                web_sessions.c.expires_at > at,
-                web_sessions.c.last_seen_at > at - IDLE_TIMEOUT,
-            )
-        ).rowcount
-        conn.execute(web_sessions.delete().where(web_sessions.c.member_id == owner.id))
+        return _end_sessions_of(conn, owner.id)
+
+
+def _end_sessions_of(conn: Connection, member_id: int, *, keep: str | None = None) -> int:
+    """Delete the member's sessions but the one whose secret is `keep`; how many were live."""
+    ended = web_sessions.c.member_id == member_id
+    if keep is not None:
+        ended = sa.and_(ended, web_sessions.c.secret_hash != _hash(keep))
+    at = now()
+    live = conn.execute(
+        web_sessions.delete().where(
+            ended,
+            web_sessions.c.expires_at > at,
+            web_sessions.c.last_seen_at > at - IDLE_TIMEOUT,
+        )
+    ).rowcount
+    conn.execute(web_sessions.delete().where(ended))
     return int(live)
+
+
+def end_other_sessions(actor: Member, *, keep: str) -> int:
+    """End every session of the actor's but the one whose secret is `keep` (the browser
+    asking): signing out everywhere else. Returns how many live sessions ended."""
+    with database().write() as conn:
+        return _end_sessions_of(conn, actor.id, keep=_check_text(keep, field="session"))
+
+
+def _check_person(actor: Member) -> str:
+    if actor.via is not None:
+        raise ReadOnly("A routine's run cannot change the password of the member it runs as.")
+    if actor.is_agent or actor.email is None:
+        raise ReadOnly(f"{actor.name} is an agent: it has tokens, never a password.")
+    return actor.email
+
+
+def change_password(
+    actor: Member, *, current: str, new: str, address: str, keep: str | None = None
+) -> int:
+    """Change the actor's own password, given the current one; every other session of theirs
+    ends (all of them if `keep`, the secret of the session asking, is None). Returns how many
+    live sessions ended.
+
+    A wrong current password counts as a failed sign-in from `address` for the actor's
+    e-mail, under the same back-off as signing in (see `sign_in`). Raises InvalidRequest (field
+    current_password: the current password is wrong; field password: the new one breaks the
+    rules), RateLimited (waiting out the back-off), ReadOnly (an agent, a routine's run).
+    """
+    email = _check_person(actor)
+    current = _check_text(current, field="current_password")
+    address = _check_text(address, field="address")[:MAX_ADDRESS]
+    new_hash = members_service.password_hash(_check_text(new, field="password"))
+    try:
+        attempt = _reserve_attempt(email, address)
+    except RateLimited as throttled:
+        seconds = throttled.fields["retry_after"]
+        raise RateLimited(
+            f"Too many wrong passwords; retry in {seconds} s.", retry_after=seconds
+        ) from None
+    try:
+        members_service.authenticate(email, current)
+    except Unauthenticated:
+        raise InvalidRequest(
+            "The current password is wrong; nothing was changed.", field="current_password"
+        ) from None
+    with database().write() as conn:
+        conn.execute(
+            sign_in_failures.delete().where(
+                sa.or_(sign_in_failures.c.id == attempt, sign_in_failures.c.email == email)
+            )
+        )
+        conn.execute(
+            members.update().where(members.c.id == actor.id).values(password_hash=new_hash)
+        )
+        return _end_sessions_of(conn, actor.id, keep=keep)
+
+
+def reset_password(actor: Member, *, member: str, password: str) -> int:
+    """Set a person's password (an admin's doing): every session of theirs ends, and failed
+    sign-ins for their e-mail are forgotten, so they sign in with it at once. Their tokens
+    keep working. Returns how many live sessions ended.
+
+    Raises ReadOnly (not an admin), NotFound (no such person), InvalidRequest (the password
+    breaks the rules, an agent)."""
+    if not actor.administers:
+        raise ReadOnly("Only an admin can set another member's password.")
+    new_hash = members_service.password_hash(_check_text(password, field="password"))
+    with database().write() as conn:
+        person = members_service.lookup(conn, member)
+        if person is None:
+            raise NotFound(f"There is no member {member}.", field="member")
+        if person.email is None:
+            raise InvalidRequest(
+                f"{person.name} is an agent: it has tokens, never a password.", field="member"
+            )
+        conn.execute(
+            members.update().where(members.c.id == person.id).values(password_hash=new_hash)
+        )
+        conn.execute(sign_in_failures.delete().where(sign_in_failures.c.email == person.email))
+        return _end_sessions_of(conn, person.id)

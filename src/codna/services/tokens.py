@@ -161,14 +161,45 @@ def list_tokens(actor: Member, *, member: str | None = None) -> list[Token]:
     ]
 
 
-def revoke_token(actor: Member, *, token_id: int) -> None:
-    """Revoke a token; the very next request with it is refused. Raises NotFound, ReadOnly."""
+@dataclass(frozen=True)
+class OwnToken:
+    """One of a member's own tokens, as their account lists it: never the secret itself."""
+
+    id: int
+    name: str
+    prefix: str
+    created_at: datetime
+    expires_at: datetime | None  # None: until revoked
+    revoked_at: datetime | None
+
+
+def list_own_tokens(actor: Member) -> list[OwnToken]:
+    """The actor's own tokens, newest first, without those of routines' runs (each run's
+    token ends with its run)."""
+    with database().read() as conn:
+        rows = conn.execute(
+            sa.select(tokens)
+            .where(tokens.c.member_id == actor.id, tokens.c.run_id.is_(None))
+            .order_by(tokens.c.id.desc())
+        ).mappings()
+        return [
+            OwnToken(
+                r["id"], r["name"], r["prefix"], r["created_at"], r["expires_at"], r["revoked_at"]
+            )
+            for r in rows
+        ]
+
+
+def revoke_token(actor: Member, *, token_id: int, own: bool = False) -> None:
+    """Revoke a token; the very next request with it is refused. With `own`, only one of the
+    actor's own tokens (as their account offers), whatever else they may manage. Raises
+    NotFound, ReadOnly."""
     _check_not_a_run(actor)
     with database().write() as conn:
         query = sa.select(tokens.c.member_id).where(tokens.c.id == token_id)
         row = conn.execute(query).first() if 1 <= token_id <= MAX_ID else None
         owner = members_service.member_by_id_in(conn, row.member_id) if row else None
-        if owner is None or not _may_manage(conn, actor, owner):
+        if owner is None or not _may_manage(conn, actor, owner) or (own and owner.id != actor.id):
             raise NotFound(f"There is no token {token_id}.", field="token_id")
         conn.execute(
             tokens.update()
