@@ -138,6 +138,7 @@ def test_editing_with_a_preview_then_revert_and_trash_asking_first(
             f"Move '{TITLE}' ({address}) to the trash? People can restore it from the trash."
         )
         _no_sideways_scroll(page, width)
+        assert_accessible(page, f"the question before a trash at {width} px")
         with page.expect_navigation():
             page.get_by_role("button", name="Move to the trash").click()
         _said(

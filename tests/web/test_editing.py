@@ -147,6 +147,8 @@ def test_a_bad_title_or_a_body_too_large_shows_the_form_again_with_what_was_type
         unchanged = client.post(_url("edit", address), data=form_of(editor))
     assert untitled.status_code == 422 and "A page needs a title." in untitled.text
     assert textarea(untitled) == typed
+    # The text typed was not saved: leaving the form shown again warns from the start.
+    assert " data-unsaved>" in untitled.text and "data-unsaved" not in editor.text
     assert too_large.status_code == 413 and "at most 1,048,576 bytes" in too_large.text
     assert textarea(too_large) == huge
     assert unchanged.status_code == 422 and "nothing to save" in unchanged.text

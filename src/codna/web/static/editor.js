@@ -12,8 +12,9 @@
       .join("\u0000");
   }
 
+  // A form shown again after a refusal (data-unsaved) holds text that was never saved.
   function warnBeforeLeaving(form) {
-    const loaded = typed(form);
+    const loaded = form.hasAttribute("data-unsaved") ? null : typed(form);
     let sending = false;
     // Setting returnValue is what makes browsers ask; the sentence itself is theirs.
     const warn = (event) => {
@@ -35,6 +36,7 @@
       sending = true;
       update();
     });
+    update();
   }
 
   // On a narrow screen the text and its preview take turns; on a wide one (CSS hides the
