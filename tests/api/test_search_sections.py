@@ -38,6 +38,36 @@ def test_the_api_gives_a_hits_section_and_anchor(app: InProcessServer) -> None:
     assert f"[{word}]" in hit["snippet"]
 
 
+def test_the_api_narrows_by_tag_and_gives_the_snippets_pieces_and_the_sections_path(
+    app: InProcessServer,
+) -> None:
+    word, folder = unique("ibis"), unique()
+    with app.api("writer") as client:
+        for name, tags in (("a", ["coast"]), ("b", ["inland"])):
+            made = client.post(
+                "/api/v1/pages",
+                json={
+                    "address": f"{folder}/{name}",
+                    "title": "T",
+                    "body": guide(word),
+                    "tags": tags,
+                },
+            )
+            assert made.status_code == 201, made.text
+    with app.api("reader") as client:
+        answer = client.get("/api/v1/search", params={"q": word, "tag": "coast"})
+        refused = client.get("/api/v1/search", params={"q": word, "tag": " "})
+    assert answer.status_code == 200, answer.text
+    [hit] = answer.json()
+    assert hit["address"] == f"{folder}/a"
+    assert {"text": word, "hit": True} in hit["pieces"]
+    assert (
+        "".join(p["text"] for p in hit["pieces"]) == f"The {word} puts the previous release back."
+    )
+    assert hit["path"] == [{"heading": "Rolling back", "anchor": "rolling-back"}]
+    assert (refused.status_code, refused.json()["field"]) == (422, "tag")
+
+
 @pytest.mark.anyio
 async def test_search_documents_names_the_section_and_leaves_it_out_above_the_first_heading(
     app: InProcessServer,

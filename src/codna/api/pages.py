@@ -202,9 +202,12 @@ async def search_pages(
         str | None,
         Query(description="Only pages under this folder, such as wiki:decisions/."),
     ] = None,
+    tag: Annotated[str | None, Query(description="Only pages with this tag.")] = None,
     limit: Annotated[UrlNumber, Query(**window(SEARCH, "results"))] = SEARCH.default,
 ) -> list[SearchHit]:
-    return await caller.run(search.search, query=q, space=space, folder=folder, limit=limit)
+    return await caller.run(
+        search.search, query=q, space=space, folder=folder, tag=tag, limit=limit
+    )
 
 
 @router.post("/import", status_code=status.HTTP_201_CREATED, summary="Import files into raw")

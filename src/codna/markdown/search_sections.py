@@ -20,7 +20,7 @@ import hashlib
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from codna.markdown.delta import Splice
 from codna.markdown.headings import plain_text
@@ -62,20 +62,46 @@ def index_sections(title: str, tags: Sequence[str], body: str) -> list[IndexedSe
     if before.strip():
         rows.append(IndexedSection(0, None, None, before, digest(before), len(before)))
     ends = [h.start for h in headings[1:]] + [len(body)] if headings else []
-    used: set[str] = set()
-    for ordinal, (heading, end) in enumerate(zip(headings, ends, strict=True), 1):
-        anchor = base = slug(heading.text)
-        number = 1
-        while anchor in used:
-            number += 1
-            anchor = f"{base}-{number}"
-        used.add(anchor)
+    named = anchors([h.text for h in headings])
+    for ordinal, (heading, end, anchor) in enumerate(zip(headings, ends, named, strict=True), 1):
         content = body[heading.content_start : end]
         written = body[heading.start : end]
         rows.append(
             IndexedSection(ordinal, heading.text, anchor, content, digest(written), len(written))
         )
     return rows
+
+
+def anchors(headings: Sequence[str]) -> list[str]:
+    """The anchors the rendered page gives headings of this plain text, in order: each one's
+    slug, repeats numbered -2, -3, … over the page."""
+    used: set[str] = set()
+    found = []
+    for text in headings:
+        anchor = base = slug(text)
+        number = 1
+        while anchor in used:
+            number += 1
+            anchor = f"{base}-{number}"
+        used.add(anchor)
+        found.append(anchor)
+    return found
+
+
+def path_ordinals(head: str, ordinal: int) -> list[int]:
+    """The ordinals (their rows') of the `ordinal`-th heading of `head` (a page's text from its
+    start through that heading's lines, or further) and of the headings it is under,
+    outermost first; empty if `head` has fewer headings."""
+    levels = [level for level, _, _, _ in islice(heading_lines(head), ordinal)]
+    if len(levels) < ordinal:
+        return []
+    chosen: list[int] = []
+    below = 7
+    for index in range(ordinal - 1, -1, -1):
+        if levels[index] < below:
+            chosen.append(index + 1)
+            below = levels[index]
+    return chosen[::-1]
 
 
 def title_row(title: str, tags: Sequence[str]) -> IndexedSection:

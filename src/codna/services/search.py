@@ -3,7 +3,12 @@ tsvector column on PostgreSQL.
 
 The index holds a row per section of each page and one for its title and tags
 (markdown/search_sections.py); a hit is a page with a row that matches every term, named by
-its best section. services/search_index.py keeps the rows in step with the pages.
+its best section and the headings it is under. services/search_index.py keeps the rows in step
+with the pages.
+
+Each engine marks the hits in a window of the hit's section around the first one (FTS5's
+highlight, PostgreSQL's ts_headline), and markdown/plain_text.py makes of it the plain text a
+reader sees, cut around the first hit, as pieces: the same pieces on both engines.
 """
 
 from __future__ import annotations
@@ -19,13 +24,15 @@ from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidRequest
 from codna.markdown.limits import check_plain_text
-from codna.markdown.search_sections import TITLE_ORDINAL
+from codna.markdown.plain_text import START, STOP, Piece, bracketed, snippet
+from codna.markdown.search_sections import TITLE_ORDINAL, path_ordinals
 from codna.services.access import rights, under
 from codna.services.addresses import SPACES, Address, parse_address
 from codna.services.context import database
 from codna.services.limits import SEARCH, SEARCH_BUDGET, check_limit
 from codna.services.members import Member
 from codna.services.nearest import listing_address
+from codna.services.pages import MAX_TAG_CHARS
 from codna.storage.schema import page_sections, pages
 
 MAX_TERMS = SEARCH_BUDGET.words  # words in one query, a phrase's each counted
@@ -94,10 +101,25 @@ def _tsquery(found: list[Term]) -> str:
 
 
 @dataclass(frozen=True)
+class PathHeading:
+    """A heading on the way to a hit's section: its plain text, and its anchor on the page."""
+
+    heading: str
+    anchor: str
+
+
+@dataclass(frozen=True)
 class SearchHit:
     """A page that matches, with its best section: `section` is the section's heading (None
     for the text before the first heading, or where only the title matched) and `anchor` the
-    heading's id on the rendered page, to link to `address#anchor`."""
+    heading's id on the rendered page, to link to `address#anchor`.
+
+    `pieces` are the section's plain text around the first hit (markdown/plain_text.py), the
+    words matched as pieces of their own; `snippet` is the same as one line, hits
+    [in brackets]. Where only the title matched, both are the page's opening words.
+
+    `path` is the headings the section is under, outermost first, and its own last (the
+    section's heading and anchor): `Guide › Rollback › When`; empty without a section."""
 
     address: str
     title: str
@@ -105,6 +127,8 @@ class SearchHit:
     version: int
     section: str | None = None
     anchor: str | None = None
+    pieces: tuple[Piece, ...] = ()
+    path: tuple[PathHeading, ...] = ()
 
 
 def _under(folder: Address) -> sa.ColumnElement[bool]:
@@ -128,13 +152,15 @@ def search(
     query: str,
     space: str | None = None,
     folder: str | None = None,
+    tag: str | None = None,
     limit: int = SEARCH.default,
 ) -> list[SearchHit]:
     """Pages the actor can read with a section that matches every term of `query` (words,
     "phrases" and prefix*es; see `terms`), or whose title and tags do; in `space`, or under
     `folder` (a folder's address, `wiki:decisions/`, its slash forgiven as list_pages forgives
-    it; a space's is the space). Each page comes once, with its best section; pages whose
-    title matches come first, then by how well their best row matches.
+    it; a space's is the space), and with `tag` among their tags. Each page comes once, with
+    its best section; pages whose title matches come first, then by how well their best row
+    matches. The filters are the query's own, applied before the LIMIT.
 
     The work is bounded (SEARCH_BUDGET): the terms are checked first, then the sections of
     readable pages that match are counted, at most the budget's candidates for its number of
@@ -143,8 +169,9 @@ def search(
 
     Raises InvalidRequest (no words, a query beyond SEARCH_BUDGET or matching more sections
     than it, a query that is not text or the index cannot read, an unknown space, a folder
-    that is not a folder's address or not in `space`, a limit beyond SEARCH), NotFound (a
-    folder with no page the actor can read: with `nearest`, as list_pages says).
+    that is not a folder's address or not in `space`, a tag no page could have, a limit
+    beyond SEARCH), NotFound (a folder with no page the actor can read: with `nearest`, as
+    list_pages says).
     """
     check_plain_text(query or "", field="query")
     found = terms(query or "")
@@ -156,6 +183,7 @@ def search(
     under = parse_address(folder, field="folder") if folder is not None else None
     if under is not None and space is not None and under.space != space:
         raise InvalidRequest(f"The folder {under} is not in the space {space}.", field="folder")
+    wanted = _check_tag(tag) if tag is not None else None
     check_limit(limit, SEARCH)
     try:
         with database().read() as conn:
@@ -165,10 +193,13 @@ def search(
                 where.append(pages.c.space == space)
             if under is not None:
                 where.append(_under(listing_address(conn, mine, under)))
+            if wanted is not None:
+                where.append(_tagged(conn, wanted))
             index = _SqliteIndex(found) if conn.dialect.name == "sqlite" else _PostgresIndex(found)
             _check_candidates(conn, index, where, found)
             best = conn.execute(_best_pages(index, where, limit), index.params).all()
             snippets = _snippets(conn, index, best)
+            paths = _paths(conn, best)
     except sa.exc.DBAPIError as error:
         if not index_refused(error):
             raise
@@ -177,17 +208,40 @@ def search(
             '"phrases" in quotes and prefix*es.',
             field="query",
         ) from None
-    return [
-        SearchHit(
-            str(Address(r.space, r.path)),
-            r.title,
-            snippets.get(r.row_id if r.ordinal != TITLE_ORDINAL else r.first_id, ""),
-            r.version,
-            section=r.heading if r.ordinal != TITLE_ORDINAL else None,
-            anchor=r.anchor if r.ordinal != TITLE_ORDINAL else None,
+    hits = []
+    for r in best:
+        pieces = snippets.get(r.row_id if r.ordinal != TITLE_ORDINAL else r.first_id, ())
+        hits.append(
+            SearchHit(
+                str(Address(r.space, r.path)),
+                r.title,
+                bracketed(pieces),
+                r.version,
+                section=r.heading if r.ordinal != TITLE_ORDINAL else None,
+                anchor=r.anchor if r.ordinal != TITLE_ORDINAL else None,
+                pieces=pieces,
+                path=paths.get(r.row_id, ()),
+            )
         )
-        for r in best
-    ]
+    return hits
+
+
+def _check_tag(tag: str) -> str:
+    """A tag as pages keep it (lower case, its spaces single). Raises InvalidRequest."""
+    check_plain_text(tag, field="tag")
+    wanted = " ".join(tag.split()).lower()
+    if not wanted or len(wanted) > MAX_TAG_CHARS:
+        raise InvalidRequest(f"A tag has 1 to {MAX_TAG_CHARS} characters.", field="tag")
+    return wanted
+
+
+def _tagged(conn: Connection, tag: str) -> sa.ColumnElement[bool]:
+    """The pages with `tag` among their tags (a JSON list), read in the query itself."""
+    if conn.dialect.name == "postgresql":
+        values = sa.func.json_array_elements_text(pages.c.tags).table_valued("value")
+    else:
+        values = sa.func.json_each(pages.c.tags).table_valued("value")
+    return sa.exists(sa.select(1).select_from(values).where(values.c.value == tag))
 
 
 def _check_candidates(
@@ -278,16 +332,21 @@ class _SqliteIndex:
             sa.func.min(_sort_key(matched)).label("best"),
         ).group_by(matched.c.page_id)
 
-    def snippets(self, ids: list[int]) -> sa.Select[Any]:
-        snippet: sa.ColumnElement[Any] = sa.literal_column(
-            "snippet(page_search, 1, '[', ']', '…', 16)"
+    def marked(self, ids: list[int]) -> sa.Select[Any]:
+        """The text of each of these rows, its hits between START and STOP."""
+        text: sa.ColumnElement[Any] = sa.literal_column(
+            "highlight(page_search, 1, char(2), char(3))"
         )
         rowid: sa.ColumnElement[Any] = sa.literal_column("page_search.rowid")
         return (
-            sa.select(rowid.label("id"), snippet.label("snippet"))
+            sa.select(rowid.label("id"), text.label("text"))
             .select_from(sa.table("page_search"))
             .where(sa.text("page_search MATCH :match"), rowid.in_(ids))
         )
+
+    def first_hit(self, text: sa.ColumnElement[Any]) -> sa.ColumnElement[int]:
+        found: sa.ColumnElement[int] = sa.func.instr(text, START)
+        return found
 
 
 class _PostgresIndex:
@@ -330,16 +389,22 @@ class _PostgresIndex:
             .order_by(by_page, key, matched.c.ordinal)
         )
 
-    def snippets(self, ids: list[int]) -> sa.Select[Any]:
+    def marked(self, ids: list[int]) -> sa.Select[Any]:
+        """The text of each of these rows (up to MARKED_CHARS), its hits between START and
+        STOP."""
         headline = sa.func.ts_headline(
             sa.literal_column("'english'::regconfig"),
-            sa.func.left(page_sections.c.text, 100000),
+            sa.func.left(page_sections.c.text, MARKED_CHARS),
             self.query,
-            "StartSel=[, StopSel=], MaxWords=16, MinWords=6",
+            f"StartSel={START}, StopSel={STOP}, HighlightAll=true",
         )
-        return sa.select(page_sections.c.id, headline.label("snippet")).where(
+        return sa.select(page_sections.c.id, headline.label("text")).where(
             page_sections.c.id.in_(ids)
         )
+
+    def first_hit(self, text: sa.ColumnElement[Any]) -> sa.ColumnElement[int]:
+        found: sa.ColumnElement[int] = sa.func.strpos(text, START)
+        return found
 
 
 def _best_pages(
@@ -380,29 +445,134 @@ def _best_pages(
     )
 
 
+# A snippet is cut from a window of its section's text: WINDOW characters from WINDOW_BEFORE
+# before the first hit (markdown/plain_text.py strips the Markdown of this window only); a hit
+# past MARKED_CHARS is not looked for, and the window is the section's opening.
+WINDOW = 1_200
+WINDOW_BEFORE = 400
+MARKED_CHARS = 100_000
+
+
+def _windows(index: _SqliteIndex | _PostgresIndex, ids: list[int]) -> sa.Select[Any]:
+    """Each row's window of marked text (`window`), where it begins in the text (`begin`,
+    from 1) and the marked text's length (`chars`)."""
+    marked = index.marked(ids).cte("marked").prefix_with("MATERIALIZED")
+    found = index.first_hit(marked.c.text)
+    first = sa.case((found.between(1, MARKED_CHARS), found), else_=0)
+    begin = sa.case((first > WINDOW_BEFORE, first - WINDOW_BEFORE), else_=1)
+    return sa.select(
+        marked.c.id,
+        begin.label("begin"),
+        sa.func.length(marked.c.text).label("chars"),
+        sa.func.substr(marked.c.text, begin, WINDOW).label("window"),
+    )
+
+
 def _snippets(
     conn: Connection, index: _SqliteIndex | _PostgresIndex, best: Sequence[Any]
-) -> dict[int, str]:
-    """By row id: the matching words in context for each hit's section, and the opening words
-    of the first section of a page only its title matched."""
+) -> dict[int, tuple[Piece, ...]]:
+    """By row id: the plain text around the first hit in each hit's section, and the opening
+    words of the first section of a page only its title matched."""
     matched = [r.row_id for r in best if r.ordinal != TITLE_ORDINAL]
     openings = [r.first_id for r in best if r.ordinal == TITLE_ORDINAL and r.first_id]
-    found: dict[int, str] = {}
+    rows: list[Any] = []
     if matched:
-        for row_id, snippet in conn.execute(index.snippets(matched), index.params):
-            found[row_id] = snippet or ""
+        rows.extend(conn.execute(_windows(index, matched), index.params))
     if openings:
-        opening = sa.func.substr(page_sections.c.text, 1, 400)
-        rows = conn.execute(
-            sa.select(page_sections.c.id, opening).where(page_sections.c.id.in_(openings))
+        text = page_sections.c.text
+        rows.extend(
+            conn.execute(
+                sa.select(
+                    page_sections.c.id,
+                    sa.literal(1).label("begin"),
+                    sa.func.length(text).label("chars"),
+                    sa.func.substr(text, 1, WINDOW).label("window"),
+                ).where(page_sections.c.id.in_(openings))
+            )
         )
-        found.update((row_id, _opening(text)) for row_id, text in rows)
-    return found
+    return {
+        row.id: snippet(
+            row.window or "",
+            whole_start=row.begin == 1,
+            whole_end=row.begin - 1 + WINDOW >= row.chars,
+        )
+        for row in rows
+    }
 
 
-def _opening(text: str, words: int = 16) -> str:
-    kept = text.split()
-    return " ".join(kept[:words]) + ("…" if len(kept) > words else "")
+_before = sa.alias(page_sections, "before")
+HEADING_CHARS = 4_096  # of a section's start read for its heading's lines, at most
+# How much of a page's text holds the headings down to a section's: the lengths of the sections
+# before it (read through ix_page_sections_lengths), and the start of its own.
+_HEAD_END = sa.cast(
+    sa.func.coalesce(
+        sa.select(sa.func.sum(_before.c.chars))
+        .where(
+            _before.c.page_id == page_sections.c.page_id,
+            _before.c.ordinal >= 0,
+            _before.c.ordinal < page_sections.c.ordinal,
+        )
+        .scalar_subquery(),
+        0,
+    )
+    + sa.case((page_sections.c.chars > HEADING_CHARS, HEADING_CHARS), else_=page_sections.c.chars),
+    sa.Integer,  # PostgreSQL's sum is a bigint, which its substr does not take
+)
+
+
+def _paths(conn: Connection, best: Sequence[Any]) -> dict[int, tuple[PathHeading, ...]]:
+    """By row id: the headings each hit's section is under and its own. The first heading of
+    a page is under none; for the others the headings of the page's text down to the
+    section's are found for their levels, and the rows of those it is under read for their
+    text and anchor."""
+    paths: dict[int, tuple[PathHeading, ...]] = {
+        r.row_id: (PathHeading(r.heading, r.anchor),)
+        for r in best
+        if r.ordinal >= 1 and r.heading is not None and r.anchor is not None
+    }
+    deeper = {r.row_id: r.ordinal for r in best if r.ordinal >= 2 and r.row_id in paths}
+    if not deeper:
+        return paths
+    heads = conn.execute(
+        sa.select(
+            page_sections.c.id, page_sections.c.page_id, sa.func.substr(pages.c.body, 1, _HEAD_END)
+        )
+        .select_from(page_sections.join(pages, pages.c.id == page_sections.c.page_id))
+        .where(page_sections.c.id.in_(deeper))
+    ).all()
+    above: dict[int, tuple[int, list[int]]] = {}  # row id: its page, the ordinals above it
+    for row_id, page_id, head in heads:
+        ordinals = path_ordinals(head or "", deeper[row_id])
+        if len(ordinals) > 1 and ordinals[-1] == deeper[row_id]:
+            above[row_id] = (page_id, ordinals[:-1])
+    if not above:
+        return paths
+    named = {
+        (row.page_id, row.ordinal): PathHeading(row.heading or "", row.anchor or "")
+        for row in conn.execute(
+            sa.select(
+                page_sections.c.page_id,
+                page_sections.c.ordinal,
+                page_sections.c.heading,
+                page_sections.c.anchor,
+            ).where(
+                sa.or_(
+                    *(
+                        sa.and_(
+                            page_sections.c.page_id == page_id,
+                            page_sections.c.ordinal.in_(ordinals),
+                        )
+                        for page_id, ordinals in above.values()
+                    )
+                )
+            )
+        )
+    }
+    for row_id, (page_id, ordinals) in above.items():
+        steps = [named.get((page_id, ordinal)) for ordinal in ordinals]
+        if all(steps):
+            paths[row_id] = (*(s for s in steps if s), *paths[row_id])
+    return paths
 
 
 # How each engine says its full-text index cannot read a query: FTS5's syntax errors, and
