@@ -102,6 +102,7 @@ def test_an_admin_edits_a_person_and_is_refused_an_e_mail_taken(app: InProcessSe
         saved = admin.post("/admin/people/edit", data={**form, "admin": "true"})
         assert _said(saved, "/admin/people", admin) == f"Lee Chan ({renamed}) is saved, an admin."
         shown = admin.get("/admin/people").text
+        assert shown.count('<a href="/account#password-h">') == 1  # one's own, on one's account
         assert re.search(
             rf"Lee Chan</strong>\s*<code>{renamed}</code>\s*<span class=\"tag\">admin", shown
         )
