@@ -6,12 +6,14 @@ and 50 sections of about 2 KB, their words drawn from a 30,000-word vocabulary w
 Zipf-like frequencies of natural text. Searches are medians over 30 queries of each kind,
 drawn from the text: one word of middling frequency (ranks 50 to 5,000), two words found in
 one section, a four-letter prefix*, a two-word "phrase"; and, as the worst case, one of the
-five commonest words, which is in nearly every section. Then what one token could ask to
-stall the server, 20 terms at once (5 queries each): 20 words of one section, the 20
-commonest words, and 20 two-letter prefix*es; a search refused by SEARCH_BUDGET counts as
-refused, with its time to be refused. A save's indexing is timed inside
-real saves (changes.write_page) of a 100 KB page of 50 sections, changing one section and
-then all 50 alternately. Run: .venv/bin/python bench/search.py [--postgres ADMIN_URL]
+five commonest words, which is in nearly every section. The one-word and commonest-word
+queries run again within one tag (each page has one of ten) and within a space. Then what one
+token could ask to stall the server, 20 terms at once (5 queries each): 20 words of one
+section, the 20 commonest words, and 20 two-letter prefix*es; a search refused by
+SEARCH_BUDGET counts as refused, with its time to be refused. Each search answers 20 hits,
+each with its plain-text snippet and its section's heading path. A save's indexing is timed
+inside real saves (changes.write_page) of a 100 KB page of 50 sections, changing one section
+and then all 50 alternately. Run: .venv/bin/python bench/search.py [--postgres ADMIN_URL]
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ IMPORT_BATCH = 50
 QUERIES = 30
 HEAVY = 5  # queries of each 20-term kind
 SAVES = 21
+TAGS = 10  # each page has one tag of ten: a tag filter keeps a tenth of the pages
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,8 @@ def load(admin: members.Member, corpus: Corpus, count: int) -> tuple[float, int]
             body = make_page(corpus, chance)
             size += len(body.encode())
             title = " ".join(chance.sample(corpus.vocabulary[100:5000], 3)).capitalize()
-            text = f"---\ntitle: {title}\n---\n{body}"
+            tag = f"team-{n % TAGS}"
+            text = f"---\ntitle: {title}\ntags: [{tag}]\n---\n{body}"
             documents.append(transfer.Document(f"page-{batch}-{n}.md", text))
         transfer.import_documents(admin, documents=documents, folder="raw:bench/")
     return time.perf_counter() - started, size
@@ -147,10 +151,18 @@ def timed(run: Callable[[], Any]) -> tuple[float, Any]:
 
 def bench_search(admin: members.Member, corpus: Corpus) -> None:
     print(f"{'query':16} {'median ms':>9} {'max ms':>7} {'hits (median)':>14} {'refused':>8}  e.g.")
-    for kind, asked in queries(corpus).items():
+    asked_for = queries(corpus)
+    # The filters are the query's own: a tag keeps a tenth of the pages, a space all of them.
+    filtered = {
+        "one word, tag": (asked_for["one word"], {"tag": "team-3"}),
+        "commonest, tag": (asked_for["commonest word"], {"tag": "team-3"}),
+        "one word, space": (asked_for["one word"], {"space": "raw"}),
+    }
+    runs = {kind: (asked, {}) for kind, asked in asked_for.items()} | filtered
+    for kind, (asked, filters) in runs.items():
         times, counts, refused = [], [], 0
         for query in asked:
-            ms, hits = timed(lambda q=query: refusing(admin, q))
+            ms, hits = timed(lambda q=query, f=filters: refusing(admin, q, **f))
             times.append(ms)
             if hits is None:
                 refused += 1
@@ -163,10 +175,10 @@ def bench_search(admin: members.Member, corpus: Corpus) -> None:
         )
 
 
-def refusing(admin: members.Member, query: str) -> list[search.SearchHit] | None:
+def refusing(admin: members.Member, query: str, **filters: str) -> list[search.SearchHit] | None:
     """The hits, or None for a search refused as beyond what one search may cost."""
     try:
-        return search.search(admin, query=query)
+        return search.search(admin, query=query, **filters)
     except InvalidRequest:
         return None
 
