@@ -81,6 +81,7 @@ async def test_search_documents_names_the_section_and_leaves_it_out_above_the_fi
         apart = await agent("search_documents", query=f"{first} {word}")
     [hit] = found["hits"]
     assert (hit["address"], hit["section"]) == (address, "Rolling back")
+    assert hit["snippet"] == f"The [{word}] [puts] the previous release back."
     [top] = opening["hits"]
     assert top["address"] == address and "section" not in top
     assert apart["hits"] == []  # every word within one section
