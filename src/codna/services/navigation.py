@@ -10,14 +10,14 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from codna.errors import InvalidRequest
+from codna.services import tags as tag_rules
 from codna.services.access import Rights, rights, under
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
 from codna.services.limits import PAGES, RECENT, TAGS, check_limit, check_offset
 from codna.services.members import Member
 from codna.services.nearest import listing_address
-from codna.services.pages import MAX_TAG_CHARS, PageSummary, address_clause
+from codna.services.pages import PageSummary, address_clause
 from codna.storage.schema import members, page_links, pages, revisions
 
 # Entries one branch of the tree shows at most (folders first, then pages); the folder's own
@@ -172,19 +172,12 @@ def backlinks(actor: Member, *, address: str) -> list[tuple[str, str]]:
     return [(str(Address(r.space, r.path)), r.title) for r in rows]
 
 
-def _tag_values(conn: Connection) -> sa.TableValuedAlias:
-    """The tags of each page as rows of one column, `value` (a page's tags are a JSON list)."""
-    if conn.dialect.name == "postgresql":
-        return sa.func.json_array_elements_text(pages.c.tags).table_valued("value")
-    return sa.func.json_each(pages.c.tags).table_valued("value")
-
-
 def tags(actor: Member, *, limit: int = TAGS.default) -> list[tuple[str, int]]:
     """The tags of the pages the actor can read, with how many pages have each, by name."""
     check_limit(limit, TAGS)
     with database().read() as conn:
         mine = rights(conn, actor)
-        value = _tag_values(conn)
+        value = tag_rules.tag_values(conn)
         rows = conn.execute(
             sa.select(value.c.value, sa.func.count())
             .select_from(pages)
@@ -203,12 +196,10 @@ def tagged(
     """The pages with `tag` the actor can read, by address. Raises InvalidRequest."""
     check_limit(limit, PAGES)
     check_offset(offset)
-    if not tag or len(tag) > MAX_TAG_CHARS:
-        raise InvalidRequest(f"A tag has 1 to {MAX_TAG_CHARS} characters.", field="tag")
+    wanted = tag_rules.check_tag(tag)
     with database().read() as conn:
         mine = rights(conn, actor)
-        value = _tag_values(conn)
-        has_tag = sa.exists(sa.select(1).select_from(value).where(value.c.value == tag))
+        has_tag = tag_rules.tagged(conn, wanted)
         rows = conn.execute(
             sa.select(
                 pages.c.space,

@@ -32,7 +32,7 @@ from codna.services.context import database
 from codna.services.limits import SEARCH, SEARCH_BUDGET, check_limit
 from codna.services.members import Member
 from codna.services.nearest import listing_address
-from codna.services.pages import MAX_TAG_CHARS
+from codna.services.tags import check_tag, tagged
 from codna.storage.schema import page_sections, pages
 
 MAX_TERMS = SEARCH_BUDGET.words  # words in one query, a phrase's each counted
@@ -183,7 +183,7 @@ def search(
     under = parse_address(folder, field="folder") if folder is not None else None
     if under is not None and space is not None and under.space != space:
         raise InvalidRequest(f"The folder {under} is not in the space {space}.", field="folder")
-    wanted = _check_tag(tag) if tag is not None else None
+    wanted = check_tag(tag) if tag is not None else None
     check_limit(limit, SEARCH)
     try:
         with database().read() as conn:
@@ -194,7 +194,7 @@ def search(
             if under is not None:
                 where.append(_under(listing_address(conn, mine, under)))
             if wanted is not None:
-                where.append(_tagged(conn, wanted))
+                where.append(tagged(conn, wanted))
             index = _SqliteIndex(found) if conn.dialect.name == "sqlite" else _PostgresIndex(found)
             _check_candidates(conn, index, where, found)
             best = conn.execute(_best_pages(index, where, limit), index.params).all()
@@ -224,24 +224,6 @@ def search(
             )
         )
     return hits
-
-
-def _check_tag(tag: str) -> str:
-    """A tag as pages keep it (lower case, its spaces single). Raises InvalidRequest."""
-    check_plain_text(tag, field="tag")
-    wanted = " ".join(tag.split()).lower()
-    if not wanted or len(wanted) > MAX_TAG_CHARS:
-        raise InvalidRequest(f"A tag has 1 to {MAX_TAG_CHARS} characters.", field="tag")
-    return wanted
-
-
-def _tagged(conn: Connection, tag: str) -> sa.ColumnElement[bool]:
-    """The pages with `tag` among their tags (a JSON list), read in the query itself."""
-    if conn.dialect.name == "postgresql":
-        values = sa.func.json_array_elements_text(pages.c.tags).table_valued("value")
-    else:
-        values = sa.func.json_each(pages.c.tags).table_valued("value")
-    return sa.exists(sa.select(1).select_from(values).where(values.c.value == tag))
 
 
 def _check_candidates(
