@@ -150,6 +150,10 @@ URL_PLACES: dict[str, Callable[[str], str]] = {
     ),
     "math-href": lambda u: f'<math><mtext href="{u}">x</mtext></math>',
     "link-import": lambda u: f'<link rel="import" href="{u}">',
+    # relative links between pages, with a scheme disguised behind a path
+    "md-relative": lambda u: f"[click me](./{u})",
+    "md-relative-up": lambda u: f"[click me](../../../../{u})",
+    "md-relative-reference": lambda u: f"[click me][r]\n\n[r]: sub/{u}",
 }
 
 
@@ -268,7 +272,40 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "fence-info": lambda p: f"```{p}\ncode\n```",
     "code-span": lambda p: f"`{p}`",
     "indented-html": lambda p: f"<div>\n\n{p}\n\n</div>",
+    # task lists, footnotes, headings listed in a table of contents, highlighted fences
+    "task-item": lambda p: f"- [ ] {p}\n- [x] {p}",
+    "footnote-label": lambda p: f"Claim[^{p}]\n\n[^{p}]: note",
+    "footnote-label-no-space": lambda p: (
+        f"Claim[^{p.replace(' ', '')}]\n\n[^{p.replace(' ', '')}]: note"
+    ),
+    "footnote-body": lambda p: f"Claim[^n]\n\n[^n]: {p}",
+    "contents-heading": lambda p: f"## {p}\n\n## {p}\n\n### {p}\n\n## b\n\n## c",
+    "highlighted-fence": lambda p: f"```python\n{p}\n```\n\n```html\n{p}\n```",
+    "fence-language-known": lambda p: f"```python {p}\ncode\n```",
+    "relative-link-text": lambda p: f"[{p}](../other)",
+    "relative-link-path": lambda p: f"[x](../{p.replace(' ', '%20')})",
 }
+
+# Relative destinations that must keep only their text, whatever page they are read from.
+RELATIVE_TRAPS = (
+    "../../../../../../etc/passwd",
+    "%2e%2e/%2e%2e/%2e%2e/x",
+    "%2E%2E%2F%2E%2E%2Fx",
+    "..%2f..%2fx",
+    "\\\\host/share",
+    "\\/evil.example",
+    "//evil.example/x",
+    "///evil.example",
+    "/\\evil.example",
+    "./javascript:alert(1)",
+    "javascript:alert(1)//.md",
+    "java%0ascript:alert(1)",
+    "&#46;&#46;/&#46;&#46;/x",
+    ".&#x2e;/x",
+    "sub/..%00/x",
+    "x.md%00.html",
+    "a/../../../../../b",
+)
 
 
 def _tag_payloads() -> Iterator[Payload]:
@@ -289,10 +326,22 @@ def _url_payloads() -> Iterator[Payload]:
             yield Payload(f"url/{place}/{url_name}", make(url))
 
 
+def _relative_payloads() -> Iterator[Payload]:
+    for n, trap in enumerate(RELATIVE_TRAPS):
+        yield Payload(
+            f"relative/link-{n}", f"[click me]({trap}) and [again][r{n}]\n\n[r{n}]: {trap}"
+        )
+
+
 def all_payloads() -> list[Payload]:
-    """Every payload, in a fixed order: tags, breakouts and URLs alone, then the tags and
-    breakouts inside each Markdown place."""
-    found: list[Payload] = [*_tag_payloads(), *_breakout_payloads(), *_url_payloads()]
+    """Every payload, in a fixed order: tags, breakouts, URLs and relative links alone, then
+    the tags and breakouts inside each Markdown place."""
+    found: list[Payload] = [
+        *_tag_payloads(),
+        *_breakout_payloads(),
+        *_url_payloads(),
+        *_relative_payloads(),
+    ]
     inner = [*_tag_payloads(), *_breakout_payloads()]
     for wrapper, wrap in WRAPPERS.items():
         if wrapper == "alone":

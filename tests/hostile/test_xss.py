@@ -110,6 +110,26 @@ def test_every_payload_rendered_as_a_page_body_holds_nothing_that_runs() -> None
     assert not shown, shown
 
 
+def test_every_payload_rendered_as_a_pages_own_view_holds_nothing_that_runs() -> None:
+    """With what a page's own view adds: relative links read from a page deep in a folder,
+    heading anchors and the table of contents (payloads are repeated under enough headings
+    for one)."""
+    shown = {}
+    for payload in all_payloads():
+        for body in (payload.text, f"## {payload.text}\n\n## b\n\n## c\n\n{payload.text}"):
+            html = render(body, page_url=_page_url, at="wiki:a/b/c/page", navigation=True)
+            if found := findings(html):
+                shown[payload.name] = found
+    assert not shown, shown
+
+
+def test_a_relative_trap_is_never_a_link() -> None:
+    for payload in all_payloads():
+        if payload.name.startswith("relative/"):
+            html = render(payload.text, page_url=_page_url, at="wiki:page", navigation=True)
+            assert "<a " not in html, (payload.name, html)
+
+
 @pytest.fixture(scope="module")
 def hostile_app(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codna.markdown.render import ALLOWED_TAGS, internal_links, render, slug
+from codna.markdown.render import ALLOWED_CLASSES, ALLOWED_TAGS, internal_links, render, slug
 
 
 def page_url(address: str) -> str:
@@ -55,8 +55,12 @@ def assert_inert(html: str) -> None:
                 assert ALLOWED_HREF.match(value), html
             if name == "src":
                 assert ALLOWED_SRC.match(value), html
-            if name == "class":
-                assert tag == "code" and re.fullmatch(r"language-[A-Za-z0-9_+#.-]+", value), html
+            if name == "class" and tag == "code":
+                assert re.fullmatch(r"language-[A-Za-z0-9_+#.-]+", value), html
+            elif name == "class":
+                assert set(value.split()) <= ALLOWED_CLASSES.get(tag, set()), html
+            if tag == "input":
+                assert attrs.get("type") == "checkbox" and "disabled" in attrs, html
 
 
 # --- what a page shows -----------------------------------------------------------------------
@@ -92,17 +96,20 @@ def test_lists_keep_their_items_and_an_ordered_list_its_start() -> None:
 
 
 def test_a_script_inside_a_code_fence_stays_text() -> None:
-    html = html_of("```python\nprint('<script>alert(1)</script>')\n```\n")
+    html = html_of("```nonesuch\nprint('<script>alert(1)</script>')\n```\n")
     assert html == (
-        '<pre><code class="language-python">'
+        '<pre><code class="language-nonesuch">'
         "print('&lt;script&gt;alert(1)&lt;/script&gt;')\n</code></pre>\n"
     )
+    highlighted = html_of("```python\nprint('<script>alert(1)</script>')\n```\n")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in highlighted
+    assert_inert(highlighted)
 
 
 def test_a_fence_language_that_is_not_a_plain_name_gives_no_class() -> None:
     html = html_of('```"onmouseover=alert(1)\nx\n```\n\n```c++ extra words\ny\n```\n')
     assert "<pre><code>x\n</code></pre>" in html
-    assert '<code class="language-c++">y' in html
+    assert '<code class="language-c++">' in html and "y" in html
     assert_inert(html)
 
 

@@ -1,27 +1,38 @@
 """A page's Markdown as sanitised HTML for the web UI, and the internal links it holds.
 
 The body is read as CommonMark (markdown-it-py's "commonmark" preset) with tables and
-strikethrough, and with raw HTML off: `<script>` written in a page is shown as text. Between
-parsing and rendering, one pass over the tokens decides what the HTML may hold:
+strikethrough, and with raw HTML off: `<script>` written in a page is shown as text. Two
+plugins of mdit-py-plugins add what teams write: footnotes (`[^note]` and `[^note]: text`, as
+GitHub reads them: no inline `^[…]` notes) and task lists (`- [ ]`, `- [x]`: a disabled
+checkbox, in a `<label>` with the item's text so it has a name). Between parsing and
+rendering, one pass over the tokens decides what the HTML may hold:
 
 - a heading gets an `id`, the slug of its text (`slug`); a slug met again gets `-2`, `-3` …;
+  a footnote's ids (`fn:1`, `fnref:1`) hold a `:`, which no slug has, so the two never meet;
 - a link is kept when its destination is `http:`, `https:` or `mailto:`, a fragment of the
-  same page (`#limits`), or an internal address: `space:path` with a space of `SPACES` and a
-  page path (`wiki:decisions/0024-suggested-changes`, optionally with `#fragment`). An
+  same page (`#limits`), an internal address: `space:path` with a space of `SPACES` and a
+  page path (`wiki:decisions/0024-suggested-changes`, optionally with `#fragment`), or, when
+  the caller names the page being rendered (`at`), a relative link to a page of the same
+  space (`other`, `../home`, `./x`, `sub/page.md#part`: relative.py says how it resolves). An
   address goes through the caller's `page_url`, the fragment kept after it. `http:` and
   `https:` links get `rel="noopener noreferrer"`;
 - every other destination keeps only the link's text. That covers every other scheme
   (`javascript:`, `data:`, `vbscript:`, `file:`, unknown ones, however spelled: markdown-it
   has decoded entities and percent-encoded the rest by then, and a scheme is only ever
-  matched from an allow list) and relative paths (`other/page`, `../x`, `/p/wiki/x`,
-  `//host`): a relative path would mean one thing in the web UI, another in an export and
-  nothing to backlinks, so pages link to each other by address, which means the same
-  everywhere;
+  matched from an allow list), absolute paths (`/p/wiki/x`, `//host`), relative paths that
+  climb above the space or hold what no page path holds (`%2e%2e`, `\\host`), an address
+  too long to be a page's, and any relative path when `at` is not given;
 - an image is kept when its source is `http:` or `https:`; otherwise its alt text stands;
 - a fence's language is kept for `class="language-…"` only when it is a plain name
-  (`python`, `c++`, `objective-c`);
+  (`python`, `c++`, `objective-c`); a fence in a language of highlight.LANGUAGES is
+  highlighted on the server by Pygments, as spans with classes (markdown.css colours them),
+  within highlight.py's budget of size and time; any other fence is plain escaped text;
 - table cells lose markdown-it's `style="text-align:…"`: the page's CSP allows no inline
-  style, so columns are not aligned.
+  style, so columns are not aligned;
+- with `navigation` (a page's own view, where ids are kept), each heading ends with a link
+  to itself (`<a class="anchor" href="#id" aria-label="Link to this section: …">`, shown on
+  hover and focus), and a long page gets a table of contents before its first `##` heading
+  (toc.py says when).
 
 A render has a budget (RENDER_TOKENS tokens, RENDER_STEPS steps of work, BLOCK_AMPERSANDS
 `&` in a block; so under RENDER_MEMORY bytes and a few seconds of CPU, whatever the body):
@@ -29,13 +40,17 @@ markdown-it's cost per byte varies a hundredfold with what the bytes are (a mega
 rows made 1.7 million tokens and 870 MiB; a megabyte of `![` took 19 s; the sanitiser took
 15 s over a megabyte of `&`). Past the budget, the top-level blocks that fitted are rendered
 and the rest is shown as written, escaped in a `<pre>`; nesting is bounded by markdown-it's
-`maxNesting` (20, the CommonMark preset's).
+`maxNesting` (20, the CommonMark preset's). Two plugin rules were slower than that and run
+bounded here: the task list rule looked for each item's list from the start (a list of
+100,000 tasks took hours), and the footnote reference rule looked for a label's end from each
+`[^` (labels are at most MOST_FOOTNOTE_LABEL characters here).
 
-The HTML then goes through nh3 (Ammonia) with an allow list of exactly the tags and
-attributes that pass can produce, and only the `http`, `https` and `mailto` schemes (plus
+The HTML then goes through nh3 (Ammonia) with an allow list of exactly the tags, attributes
+and classes that pass and the plugins can produce (an `<input>` is always made
+`type="checkbox" disabled`), and only the `http`, `https` and `mailto` schemes (plus
 relative URLs, which only `page_url` and same-page fragments give). The sanitiser is the
 second wall, not the first: the token pass alone already refuses every link and attribute
-above.
+above, and raw HTML never reaches the tokens.
 """
 
 from __future__ import annotations
@@ -55,15 +70,16 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from codna.markdown import highlight
 from codna.markdown.headings import inline_tokens_text
+from codna.markdown.plugins import use_plugins
+from codna.markdown.relative import MAX_PATH, SEGMENT, SPACES, folder_of, resolve
+from codna.markdown.toc import Heading, with_contents
 
-# The spaces of an address, as codna.services.addresses reads them.
-SPACES = ("wiki", "raw", "output")
-_SEGMENT = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 # An internal address as markdown-it hands its destination over: entities decoded, anything
 # outside URL characters percent-encoded. A folder (`wiki:decisions/`) is not a page to link.
 _INTERNAL = re.compile(
-    rf"(?P<address>(?:{'|'.join(SPACES)}):{_SEGMENT}(?:/{_SEGMENT})*)(?P<fragment>#.*)?",
+    rf"(?P<address>(?:{'|'.join(SPACES)}):{SEGMENT}(?:/{SEGMENT})*)(?P<fragment>#.*)?",
     re.DOTALL,
 )
 _EXTERNAL = re.compile(r"https?://", re.IGNORECASE)
@@ -80,15 +96,40 @@ ALLOWED_TAGS = {
     *_HEADINGS,
     *("p", "a", "img", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong"),
     *("del", "s", "table", "thead", "tbody", "tr", "th", "td", "hr", "br"),
+    # a task's checkbox and its label, a footnote's reference and the list of footnotes,
+    # the table of contents, and highlighted code
+    *("input", "label", "sup", "section", "nav", "span"),
 }
 ALLOWED_ATTRIBUTES = {
     **{heading: {"id"} for heading in _HEADINGS},
-    "a": {"href", "title", "rel"},
+    # `id` on a footnote's reference, `aria-label` on a heading's anchor and a footnote's
+    # way back; a page's own links get neither (the token pass sets only href, title, rel).
+    "a": {"href", "title", "rel", "id", "aria-label"},
     "img": {"src", "alt", "title"},
     "ol": {"start"},
+    "li": {"id"},  # a footnote
     # Its value is only ever `language-` and a name the token pass checked.
     "code": {"class"},
+    # The sanitiser sets `type="checkbox"` and `disabled` on every input (FORCED_ATTRIBUTES).
+    "input": {"checked"},
+    "section": {"aria-label"},
+    "nav": {"aria-label"},
 }
+# The classes each tag may have; any other class is dropped.
+ALLOWED_CLASSES = {
+    "a": {"anchor", "footnote-backref"},
+    "sup": {"footnote-ref"},
+    "section": {"footnotes"},
+    "ol": {"footnotes-list", "contains-task-list"},
+    "ul": {"contains-task-list"},
+    "li": {"footnote-item", "task-list-item"},
+    "input": {"task-list-item-checkbox"},
+    "nav": {"toc"},
+    "p": {"toc-title"},
+    "pre": {highlight.PRE_CLASS},
+    "span": set(highlight.CLASSES),
+}
+FORCED_ATTRIBUTES = {"input": {"type": "checkbox", "disabled": "disabled"}}
 ALLOWED_SCHEMES = {"http", "https", "mailto"}
 
 
@@ -231,6 +272,7 @@ def _parser() -> MarkdownIt:
     parser.block.ruler.before("table", "budget", _block_budget)
     parser.inline.ruler.before("text", "budget", _inline_budget)
     parser.core.ruler.at("inline", _inline_within_budget)
+    use_plugins(parser)
     return parser
 
 
@@ -295,29 +337,33 @@ def unique_id(base: str, used: set[str], last: dict[str, int]) -> str:
 def _internal_address(href: str) -> tuple[str, str] | None:
     """The address and the fragment (with its `#`, or '') an internal link points to."""
     match = _INTERNAL.fullmatch(href)
-    if match is None:
+    if match is None or len(match["address"]) > MAX_PATH + len("output:"):
         return None
     return match["address"], match["fragment"] or ""
 
 
-def _resolve(href: str, page_url: Callable[[str], str]) -> tuple[str, bool] | None:
+def _resolve(
+    href: str, page_url: Callable[[str], str], folder: str | None
+) -> tuple[str, bool] | None:
     """Where a link goes and whether it leaves the wiki, or None for a link to drop."""
     if _EXTERNAL.match(href):
         return href, True
     if _MAILTO.match(href) or href.startswith("#"):
         return href, False
-    internal = _internal_address(href)
+    internal = _internal_address(href) or resolve(href, folder=folder)
     if internal is None:
         return None
     address, fragment = internal
     return page_url(address) + fragment, False
 
 
-def _inline(children: list[Token], page_url: Callable[[str], str]) -> Iterator[Token]:
+def _inline(
+    children: list[Token], page_url: Callable[[str], str], folder: str | None
+) -> Iterator[Token]:
     kept: list[bool] = []  # for each open link: whether its tags are kept
     for token in children:
         if token.type == "link_open":
-            target = _resolve(str(token.attrGet("href") or ""), page_url)
+            target = _resolve(str(token.attrGet("href") or ""), page_url, folder)
             kept.append(target is not None)
             if target is None:
                 continue
@@ -336,56 +382,129 @@ def _inline(children: list[Token], page_url: Callable[[str], str]) -> Iterator[T
         yield token
 
 
-def _prepare(tokens: list[Token], page_url: Callable[[str], str]) -> None:
+def _anchor(heading_id: str, text: str) -> list[Token]:
+    """A heading's link to itself, shown on hover and focus (markdown.css)."""
+    link = Token("link_open", "a", 1)
+    link.attrs = {
+        "class": "anchor",
+        "href": f"#{heading_id}",
+        "aria-label": f"Link to this section: {text}" if text else "Link to this section",
+    }
+    return [link, Token("text", "", 0, content="#"), Token("link_close", "a", -1)]
+
+
+def _highlighted(token: Token, highlighter: highlight.Highlighter) -> None:
+    """A fence in a language Pygments may highlight becomes its highlighted HTML."""
+    shown = highlighter.html(token.content, token.info) if token.info else None
+    if shown is not None:
+        language = html.escape(token.info)
+        token.type, token.content = (
+            "html_block",
+            (
+                f'<pre class="{highlight.PRE_CLASS}"><code class="language-{language}">'
+                f"{shown}</code></pre>\n"
+            ),
+        )
+
+
+def _prepare(
+    tokens: list[Token], page_url: Callable[[str], str], folder: str | None, navigation: bool
+) -> list[Heading]:
+    """The token pass (the module's docstring says what it does); the headings, in order."""
     used_ids: set[str] = set()
     last_numbers: dict[str, int] = {}
+    headings: list[Heading] = []
+    highlighter = highlight.Highlighter()
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
-            text = inline_tokens_text(tokens[index + 1].children or [])
-            token.attrSet("id", unique_id(slug(text), used_ids, last_numbers))
+            inline = tokens[index + 1]
+            text = inline_tokens_text(inline.children or [])
+            heading_id = unique_id(slug(text), used_ids, last_numbers)
+            token.attrSet("id", heading_id)
+            headings.append(Heading(int(token.tag[1]), heading_id, text, top=token.level == 0))
+            if navigation:
+                # Its own tokens, added once the heading's links are through _inline.
+                inline.children = [
+                    *_inline(inline.children or [], page_url, folder),
+                    *_anchor(heading_id, text),
+                ]
+                inline.meta["prepared"] = True
         elif token.type == "fence":
             words = token.info.split(maxsplit=1)
             language = words[0] if words else ""
             token.info = language if _LANGUAGE.fullmatch(language) else ""
+            _highlighted(token, highlighter)
         elif token.type in ("th_open", "td_open"):
             token.attrs.pop("style", None)
-        elif token.type == "inline" and token.children:
-            token.children = list(_inline(token.children, page_url))
+        elif token.type == "inline" and token.children and "prepared" not in token.meta:
+            token.children = list(_inline(token.children, page_url, folder))
+    return headings
 
 
-def render(body: str, *, page_url: Callable[[str], str]) -> str:
+@dataclass(frozen=True)
+class Rendered:
+    """A body as sanitised HTML, without its table of contents, and its headings."""
+
+    html: str
+    headings: list[Heading]
+
+
+def render_parts(
+    body: str, *, page_url: Callable[[str], str], at: str | None = None, navigation: bool = False
+) -> Rendered:
+    """What render makes, before the table of contents goes in: for a caller that puts the
+    HTML of a page together from its parts (codna.web.rendering)."""
+    body = body.replace("\r\n", "\n").replace("\r", "\n")  # the lines markdown-it counts
+    tokens, rest = _laid_out(body)
+    parser = _parser()
+    headings = _prepare(tokens, page_url, folder_of(at) if at else None, navigation)
+    html_text = str(parser.renderer.render(tokens, parser.options, {}))
+    cleaned = sanitise(html_text)
+    if rest:
+        # Text escaped whole, in an element of its own: nothing in it can be markup, so it
+        # need not pass the sanitiser, whose time grows with the square of its `&`s.
+        rest_html = html.escape(rest, quote=False)
+        cleaned = f"{cleaned}{_REST_NOTE}<pre><code>{rest_html}</code></pre>"
+    return Rendered(cleaned, headings)
+
+
+def sanitise(html_text: str) -> str:
+    """HTML with only what the allow lists name: tags, attributes, classes and schemes."""
+    # `url_schemes` is there from nh3 0.2.13 on; `rel` is ours, so nh3 adds none.
+    return nh3.clean(
+        html_text,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        allowed_classes=ALLOWED_CLASSES,
+        set_tag_attribute_values=FORCED_ATTRIBUTES,
+        url_schemes=ALLOWED_SCHEMES,
+        link_rel=None,
+    )
+
+
+def render(
+    body: str, *, page_url: Callable[[str], str], at: str | None = None, navigation: bool = False
+) -> str:
     """A page's Markdown body as sanitised HTML, within the render budget (the module's
     docstring says what is done past it).
 
     `page_url` turns an internal address without its fragment (`wiki:decisions/0024`) into the
     URL of that page (`/p/wiki/decisions/0024`); what it gives is trusted as a URL, still
-    within the sanitiser's schemes. Raises nothing of its own; what `page_url` raises passes
-    through.
+    within the sanitiser's schemes. `at` is the address of the page the body is the text of:
+    relative links resolve against its folder (without it they keep only their text).
+    `navigation` gives each heading a link to itself and a long page its table of contents:
+    for a page's own view, where heading ids are kept. Raises nothing of its own; what
+    `page_url` raises passes through.
     """
-    body = body.replace("\r\n", "\n").replace("\r", "\n")  # the lines markdown-it counts
-    tokens, rest = _laid_out(body)
-    parser = _parser()
-    _prepare(tokens, page_url)
-    html_text = str(parser.renderer.render(tokens, parser.options, {}))
-    # `url_schemes` is there from nh3 0.2.13 on; `rel` is ours, so nh3 adds none.
-    cleaned = nh3.clean(
-        html_text,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
-        url_schemes=ALLOWED_SCHEMES,
-        link_rel=None,
-    )
-    if not rest:
-        return cleaned
-    # Text escaped whole, in an element of its own: nothing in it can be markup, so it need
-    # not pass the sanitiser, whose time grows with the square of its `&`s.
-    return f"{cleaned}{_REST_NOTE}<pre><code>{html.escape(rest, quote=False)}</code></pre>"
+    made = render_parts(body, page_url=page_url, at=at, navigation=navigation)
+    return with_contents(made.html, made.headings) if navigation else made.html
 
 
 def internal_links(body: str) -> list[str]:
     """The internal addresses a body links to (`wiki:decisions/0024`, fragments left off), in
     the order they first appear, each once; the same links `render` resolves (so none in the
-    part of a body past the render budget)."""
+    part of a body past the render budget). Relative links are left out: outgoing.py finds
+    them, with the page's address."""
     found: dict[str, None] = {}
     for token in _laid_out(body)[0]:
         for child in token.children or []:

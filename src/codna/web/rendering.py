@@ -3,11 +3,16 @@ and on a big page only the sections that changed.
 
 A version's text never changes, so its HTML is kept under the page's address, version and the
 moment that version was made (a page deleted for good and made again at the same address is
-another key). A big page is rendered section by section (its top-level headings cut it, as
-the section scanner finds them), each section's HTML kept by its text, so a new version
-renders what changed and reuses the rest; heading ids are then made unique over the whole
-page. A page that defines reference links (`[x]: url`), which may be used in any section, is
-rendered whole. What is kept is bounded by its total size; the least recently used goes first.
+another key). A page is rendered for its own view: relative links resolve against its
+folder, headings get their anchor links, and a long page its table of contents.
+
+A big page is rendered section by section (its top-level headings cut it, as the section
+scanner finds them), each section's HTML kept by its folder and text (a relative link means
+another page in another folder), so a new version renders what changed and reuses the rest;
+heading ids (and the anchors that link to them) are then made unique over the whole page, and
+the table of contents made of all its headings. A page that defines reference links or
+footnotes (`[x]: url`, `[^x]: note`), which may be used in any section, is rendered whole.
+What is kept is bounded by its total size; the least recently used goes first.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from datetime import datetime
 
 from markupsafe import Markup
 
-from codna.markdown.render import render, unique_id
+from codna.markdown.relative import folder_of
+from codna.markdown.render import Rendered as RenderedParts
+from codna.markdown.render import render, render_parts, unique_id
 from codna.markdown.sections import scan_headings
+from codna.markdown.toc import Heading, with_contents
 from codna.web.templating import page_url
 
 BUDGET = 64 * 1024 * 1024  # characters of HTML kept, in all
@@ -30,7 +38,10 @@ BIG = 64 * 1024  # a body this long or longer is rendered section by section
 # (a megabyte of `# a` lines) is rendered whole, within one render's budget.
 MOST_SECTIONS = 2_000
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
-_ID = re.compile(r'(<h[1-6] id=")([^"]*)(")')
+# A heading's id, or its anchor's link to it, which follows it before the next heading.
+_ID = re.compile(
+    r'(?P<heading><h[1-6] id=")(?P<id>[^"]*)"|(?P<anchor><a class="anchor" href="#)[^"]*"'
+)
 
 
 def sections(body: str) -> list[str]:
@@ -43,16 +54,25 @@ def sections(body: str) -> list[str]:
     return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
 
 
-def _unique_ids(html: str) -> str:
-    """Heading ids made unique over the page: a repeat gets the first free -2, -3 …, as
-    render numbers them (unique_id: each base's search goes on where it stopped)."""
+def _unique_ids(html: str, headings: list[Heading]) -> tuple[str, list[Heading]]:
+    """Heading ids made unique over the page, each anchor following its heading's: a repeat
+    gets the first free -2, -3 …, as render numbers them (unique_id: each base's search goes
+    on where it stopped). The headings come back renamed; none if they do not match the
+    HTML's, which only a bug would make, so that no contents link to the wrong place."""
     used: set[str] = set()
     last: dict[str, int] = {}
+    renamed: list[str] = []
 
     def unique(match: re.Match[str]) -> str:
-        return match.group(1) + unique_id(match.group(2), used, last) + match.group(3)
+        if match["heading"] is not None:
+            renamed.append(unique_id(match["id"], used, last))
+            return f'{match["heading"]}{renamed[-1]}"'
+        return f'{match["anchor"]}{renamed[-1] if renamed else ""}"'
 
-    return _ID.sub(unique, html)
+    html = _ID.sub(unique, html)
+    if len(renamed) != len(headings):
+        return html, []
+    return html, [h.renamed(new) for h, new in zip(headings, renamed, strict=True)]
 
 
 class Rendered:
@@ -60,7 +80,7 @@ class Rendered:
 
     def __init__(self, budget: int = BUDGET) -> None:
         self.budget = budget
-        self._kept: OrderedDict[Hashable, str | bytes] = OrderedDict()
+        self._kept: OrderedDict[Hashable, bytes | RenderedParts] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
@@ -75,39 +95,51 @@ class Rendered:
         if found is None:
             parts = sections(body) if len(body) >= BIG and not _REFERENCE.search(body) else []
             if not 1 < len(parts) <= MOST_SECTIONS:
-                html = render(body, page_url=page_url)  # within the one render's budget
+                # within the one render's budget
+                html = render(body, page_url=page_url, at=address, navigation=True)
             else:
-                html = _unique_ids("".join(self._section(text) for text in parts))
+                made = [self._section(address, text) for text in parts]
+                joined, headings = _unique_ids(
+                    "".join(m.html for m in made), [h for m in made for h in m.headings]
+                )
+                html = with_contents(joined, headings)
             found = html.encode()  # sanitised by render, section by section
             self._keep(key, found)
         assert isinstance(found, bytes)
         return found
 
-    def _section(self, text: str) -> str:
-        key = ("section", text)
+    def _section(self, address: str, text: str) -> RenderedParts:
+        key = ("section", folder_of(address), text)
         found = self._get(key)
         if found is None:
-            found = render(text, page_url=page_url)
+            found = render_parts(text, page_url=page_url, at=address, navigation=True)
             self._keep(key, found)
-        assert isinstance(found, str)
+        assert isinstance(found, RenderedParts)
         return found
 
-    def _get(self, key: Hashable) -> str | bytes | None:
+    def _get(self, key: Hashable) -> bytes | RenderedParts | None:
         with self._lock:
             found = self._kept.get(key)
             if found is not None:
                 self._kept.move_to_end(key)
             return found
 
-    def _keep(self, key: Hashable, html: str | bytes) -> None:
+    def _keep(self, key: Hashable, html: bytes | RenderedParts) -> None:
         with self._lock:
-            if key in self._kept or len(html) > self.budget:
+            if key in self._kept or _size(html) > self.budget:
                 return
             self._kept[key] = html
-            self._size += len(html)
+            self._size += _size(html)
             while self._size > self.budget:
                 _, dropped = self._kept.popitem(last=False)
-                self._size -= len(dropped)
+                self._size -= _size(dropped)
+
+
+def _size(kept: bytes | RenderedParts) -> int:
+    """What a kept rendering counts for: its HTML's length (and its headings' text)."""
+    if isinstance(kept, bytes):
+        return len(kept)
+    return len(kept.html) + sum(len(h.text) + len(h.id) for h in kept.headings)
 
 
 rendered = Rendered()
