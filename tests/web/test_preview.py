@@ -44,11 +44,24 @@ def test_a_preview_renders_the_text_as_the_page_would_and_saves_nothing(
         answer = _preview(client, "# Hello\n\nA *draft* with [a link](wiki:home).\n")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")
-    assert '<h1 id="hello">Hello</h1>' in answer.text and "<em>draft</em>" in answer.text
+    assert '<h1 id="hello">Hello' in answer.text and "<em>draft</em>" in answer.text
     assert 'href="/p/wiki/home"' in answer.text
     assert "<html" not in answer.text  # a fragment for the pane, not a page
     page = api_page(app, address)
     assert (page["version"], page["body"]) == (1, BODY)
+
+
+def test_a_preview_resolves_relative_links_from_the_pages_address(
+    app: InProcessServer,
+) -> None:
+    body = "See [the next step](next-step) and [home](../home).\n"
+    with signed_in(app, "writer") as client:
+        editing = _preview(client, body, address="wiki:plans/first")
+        typed_so_far = _preview(client, body, address="wiki:plans/")
+    assert 'href="/p/wiki/plans/next-step"' in editing.text
+    assert 'href="/p/wiki/home"' in editing.text
+    assert typed_so_far.status_code == 200 and "href" not in typed_so_far.text
+    assert "the next step" in typed_so_far.text
 
 
 def test_a_preview_of_hostile_text_is_sanitised_as_the_page_is(app: InProcessServer) -> None:

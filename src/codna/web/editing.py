@@ -206,7 +206,7 @@ def _preview(member: Member, body: str, address: str) -> Markup:
     check_body_size(body)
     if not body.strip():
         return NOTHING_YET
-    return Markup(render_markdown(body, page_url=page_url, at=address or None))
+    return Markup(render_markdown(body, page_url=page_url, at=address or None, navigation=True))
 
 
 @router.post("/preview")
