@@ -1,7 +1,8 @@
 """What in an HTML page could run code, found with the standard library's HTML parser.
 
 `findings(html)` lists each element or attribute that could: any `<script>` but the app's own
-(`/static/htmx.min.js`, `/static/sse.js` and `/static/inbox.js`, with nothing inside), any `on…`
+(`/static/htmx.min.js`, `/static/sse.js`, `/static/site.js`, `/static/inbox.js` and
+`/static/editor.js`, with nothing inside), any `on…`
 attribute, htmx's `hx-on` attributes and `js:` values, any URL attribute (href, src, action,
 formaction, xlink:href, data, poster, background, …) whose value after character references are
 decoded (the parser does it) and whitespace and control characters are taken out starts with
@@ -20,7 +21,13 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-OWN_SCRIPTS = {"/static/htmx.min.js", "/static/sse.js", "/static/inbox.js"}
+OWN_SCRIPTS = {
+    "/static/htmx.min.js",
+    "/static/sse.js",
+    "/static/site.js",
+    "/static/inbox.js",
+    "/static/editor.js",
+}
 URL_ATTRIBUTES = {
     "href",
     "src",
