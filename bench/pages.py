@@ -214,19 +214,31 @@ def timed(client: httpx.Client, path: str) -> float:
 
 
 def bench_pages(
-    client: httpx.Client, port: int, cookie: str, duration: float, warmup: float
+    client: httpx.Client, port: int, cookie: str, duration: float, warmup: float, roof: int
 ) -> None:
-    """Views of the 10 KB and 1 MB pages, then the first view and the diff after changes."""
-    print(f"{'page':>6} {'views/s':>9} {'p50 ms':>8} {'p99 ms':>8}  (8 clients)")
+    """Views of the 10 KB and 1 MB pages, each beside the ceiling (a bare Starlette endpoint
+    on `roof` answering as many bytes, under the same load), then the first view and the
+    diff after changes."""
+    print(
+        f"{'page':>6} {'views/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'bytes':>9}"
+        f" {'ceiling/s':>10} {'share':>6}  (8 clients)"
+    )
     for name, label in (("small", "10 KB"), ("large", "1 MB")):
         path = f"/p/wiki/bench/{name}"
-        timed(client, path)  # rendered once, then kept
+        size = len(client.get(path).content)  # rendered once, then kept
         request = http_request("GET", path, port, {"Cookie": cookie}, b"")
-        cycles = [Cycle([request]) for _ in range(CLIENTS)]
-
-        figures = asyncio.run(run_load(port, cycles, duration, warmup))
+        figures = asyncio.run(
+            run_load(port, [Cycle([request]) for _ in range(CLIENTS)], duration, warmup)
+        )
         assert figures.failures == 0, figures
-        print(f"{label:>6} {figures.rps:9.0f} {figures.p50_ms:8.2f} {figures.p99_ms:8.2f}")
+        bare = http_request("GET", f"/ceiling/{size}", roof, {}, b"")
+        ceiling = asyncio.run(
+            run_load(roof, [Cycle([bare]) for _ in range(CLIENTS)], duration, warmup)
+        )
+        print(
+            f"{label:>6} {figures.rps:9.0f} {figures.p50_ms:8.2f} {figures.p99_ms:8.2f}"
+            f" {size:9,} {ceiling.rps:10.0f} {figures.rps / ceiling.rps:6.0%}"
+        )
     first, diffs = [], []
     for n in range(5):
         change_one_paragraph(client, n)
@@ -354,12 +366,17 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODNA_")}
         env.update({"CODNA_DATABASE_URL": url, "CODNA_RATE_LIMIT": "1000000000"})
         command = [CODNA, "serve", "--port", str(port)]
-        with started(command, port, env, Path(tmp) / "serve.log"):
+        roof = free_port()
+        bare = [sys.executable, str(Path(__file__).parent / "server.py"), "--serve-ceiling"]
+        with (
+            started(command, port, env, Path(tmp) / "serve.log"),
+            started([*bare, str(roof)], roof, env, Path(tmp) / "ceiling.log"),
+        ):
             base = f"http://127.0.0.1:{port}"
             client = sign_in(base)
             cookie = f"codna_session={client.cookies['codna_session']}"
             if options.only in (None, "pages"):
-                bench_pages(client, port, cookie, options.duration, options.warmup)
+                bench_pages(client, port, cookie, options.duration, options.warmup, roof)
             if options.only in (None, "tree"):
                 bench_tree(port, cookie)
             if options.only in (None, "inbox"):

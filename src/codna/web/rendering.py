@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import threading
+import zlib
 from collections import OrderedDict
 from collections.abc import Hashable
 from datetime import datetime
@@ -46,12 +47,29 @@ _ID = re.compile(
 
 def sections(body: str) -> list[str]:
     """The body cut before each of its top headings: those of the lowest levels that make
-    more than one section (under a page's one `#` title, its `##` sections)."""
+    more than one section (under a page's one `#` title, its `##` sections). A page of more
+    than MOST_SECTIONS sections is cut into runs of sections instead, at most MOST_SECTIONS
+    of them (_fewer_cuts)."""
     headings = scan_headings(body)
     levels = sorted({h.level for h in headings})
     top = next((n for n in levels if sum(h.level <= n for h in headings) > 1), 6)
     cuts = [h.start for h in headings if h.level <= top and h.start > 0]
+    if len(cuts) >= MOST_SECTIONS:
+        cuts = _fewer_cuts(body, cuts)
     return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+
+
+def _fewer_cuts(body: str, cuts: list[int]) -> list[int]:
+    """Fewer than MOST_SECTIONS of `cuts`, chosen by the heading each starts (its line's
+    checksum), so that a change to one section leaves the other runs as they were and their
+    HTML kept; every n-th cut where the checksums leave too many or too few."""
+    every = -(-(len(cuts) + 1) // (MOST_SECTIONS // 2))  # runs of about this many sections
+    kept = [
+        cut for cut in cuts if zlib.crc32(body[cut : body.find("\n", cut)].encode()) % every == 0
+    ]
+    if not len(cuts) // (4 * every) <= len(kept) < MOST_SECTIONS:  # headings much alike
+        kept = cuts[every - 1 :: every]
+    return kept
 
 
 def _unique_ids(html: str, headings: list[Heading]) -> tuple[str, list[Heading]]:
