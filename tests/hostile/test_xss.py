@@ -9,7 +9,7 @@ at the payload as address, a stale edit, a tag with a comma, an automation's fol
 admin's new person, agent and grant), so the form showing what was typed and the sentence
 quoting it are read too. Each answer is read with an HTML parser
 (tests/hostile/executable.py) for anything that could run. The quick form takes 120
-payloads standing for every family, on SQLite; `pytest --long` takes all 4,119.
+payloads standing for every family, on SQLite; `pytest --long` takes all 5,171.
 """
 
 from __future__ import annotations
