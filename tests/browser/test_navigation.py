@@ -55,7 +55,7 @@ def _menu(page: Page, width: int) -> None:
     if width == PHONE:
         button = page.get_by_role("button", name="Menu")
         expect(button).to_have_attribute("aria-expanded", "false")
-        expect(page.get_by_role("link", name="Recent changes")).to_be_hidden()
+        expect(page.get_by_role("link", name="Recent changes", exact=True)).to_be_hidden()
         button.click()
         expect(button).to_have_attribute("aria-expanded", "true")
 
@@ -94,7 +94,7 @@ def test_recent_changes_and_tags_from_the_menu(
     page = with_axe(visitors.open(width=width, height=900).page)
     sign_in(page, server, "reader")
     _menu(page, width)
-    page.get_by_role("link", name="Recent changes").click()
+    page.get_by_role("link", name="Recent changes", exact=True).click()
     expect(page.get_by_role("heading", level=1, name="Recent changes")).to_be_visible()
     q0 = page.locator(f'a[href="/p/wiki/{folder}/plans/old/q0"]')
     expect(q0).to_be_visible()
