@@ -125,7 +125,14 @@ def test_signing_in_lands_home_and_a_missing_page_offers_to_be_made(
     expect(page.get_by_role("heading", level=1)).to_contain_text(f"wiki:{folder}/plans/q9")
     page.get_by_role("link", name=f"Create wiki:{folder}/plans/q9").click()
     expect(page.get_by_label("Address")).to_have_value(f"wiki:{folder}/plans/q9")
-    # The missing page's answer was a 404, which the browser logs: that one is expected.
-    missing = [e for e in seen.errors if "404" in e and f"{folder}/plans/q9" in e]
-    assert len(missing) == 1, seen.errors
-    seen.errors.remove(missing[0])
+    # A refusal keeps the site's frame, with a way on.
+    page.goto(f"{server.base}/history/wiki/{folder}/guide?offset=-1")
+    expect(page.get_by_role("alert")).to_contain_text("offset")
+    expect(page.get_by_role("button", name="Menu")).to_be_visible()
+    page.get_by_role("link", name="Back to the start").click()
+    assert page.url.rstrip("/").endswith(("/p/wiki/home", "/p/wiki")), page.url
+    # The missing page's answer was a 404 and the refusal a 422, which the browser logs.
+    expected = [e for e in seen.errors if f"{folder}/plans/q9" in e or "offset=-1" in e]
+    assert len(expected) == 2, seen.errors
+    for error in expected:
+        seen.errors.remove(error)

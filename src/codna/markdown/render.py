@@ -470,7 +470,7 @@ def render_parts(
 
 def sanitise(html_text: str) -> str:
     """HTML with only what the allow lists name: tags, attributes, classes and schemes."""
-    # `url_schemes` is there from nh3 0.2.13 on; `rel` is ours, so nh3 adds none.
+    # `allowed_classes` is there from nh3 0.3 on; `rel` is ours, so nh3 adds none.
     return nh3.clean(
         html_text,
         tags=ALLOWED_TAGS,

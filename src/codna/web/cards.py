@@ -180,8 +180,9 @@ class Rendered:
 def _rendered(member: Member, suggestion_id: int) -> Rendered:
     preview = suggestions.preview_suggestion(member, suggestion_id=suggestion_id)
     # Both are sanitised by render; the merge only adds <ins> and <del> around their words.
-    before = render_markdown(preview.body_now, page_url=page_url)
-    after = render_markdown(preview.body, page_url=page_url)
+    at = preview.suggestion.page  # relative links resolve from the page's folder
+    before = render_markdown(preview.body_now, page_url=page_url, at=at)
+    after = render_markdown(preview.body, page_url=page_url, at=at)
     return Rendered(member, preview, rendered_diff(before, after))
 
 
