@@ -17,7 +17,7 @@ from codna.services.context import database
 from codna.services.limits import PAGES, RECENT, TAGS, check_limit, check_offset
 from codna.services.members import Member
 from codna.services.nearest import listing_address
-from codna.services.pages import PageSummary, address_clause
+from codna.services.pages import SUMMARIES, PageSummary, address_clause, summaries
 from codna.storage.schema import members, page_links, pages, revisions
 
 # Entries one branch of the tree shows at most (folders first, then pages); the folder's own
@@ -201,31 +201,12 @@ def tagged(
         mine = rights(conn, actor)
         has_tag = tag_rules.tagged(conn, wanted)
         rows = conn.execute(
-            sa.select(
-                pages.c.space,
-                pages.c.path,
-                pages.c.title,
-                pages.c.tags,
-                pages.c.version,
-                pages.c.updated_at,
-                pages.c.created_by,
-            )
-            .where(pages.c.trashed_at.is_(None), mine.readable(), has_tag)
+            SUMMARIES.where(pages.c.trashed_at.is_(None), mine.readable(), has_tag)
             .order_by(pages.c.space, pages.c.path)
             .limit(limit)
             .offset(offset)
         ).all()
-    return [
-        PageSummary(
-            str(Address(r.space, r.path)),
-            r.title,
-            tuple(r.tags),
-            r.version,
-            r.updated_at,
-            mine.can_manage(r.space, r.path, r.created_by),
-        )
-        for r in rows
-    ]
+        return summaries(rows, mine)
 
 
 def may_create(actor: Member, *, address: str) -> bool:

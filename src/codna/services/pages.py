@@ -388,19 +388,27 @@ def list_pages(
         mine = rights(conn, actor)
         if where is not None:
             where = listing_address(conn, mine, where, in_trash=in_trash)
-        query = sa.select(
-            pages.c.space,
-            pages.c.path,
-            pages.c.title,
-            pages.c.tags,
-            pages.c.version,
-            pages.c.updated_at,
-            pages.c.created_by,
-        ).where(mine.readable(), trash_clause(in_trash))
+        query = SUMMARIES.where(mine.readable(), trash_clause(in_trash))
         if where is not None:
             query = query.where(address_clause(where))
         query = query.order_by(pages.c.space, pages.c.path).limit(limit).offset(offset)
-        rows = conn.execute(query).all()
+        return summaries(conn.execute(query).all(), mine)
+
+
+# What a listing shows of each page (summaries).
+SUMMARIES = sa.select(
+    pages.c.space,
+    pages.c.path,
+    pages.c.title,
+    pages.c.tags,
+    pages.c.version,
+    pages.c.updated_at,
+    pages.c.created_by,
+)
+
+
+def summaries(rows: Sequence[Any], mine: Rights) -> list[PageSummary]:
+    """The pages of rows of SUMMARIES, as `mine`'s member sees them in a listing."""
     return [
         PageSummary(
             str(Address(r.space, r.path)),
