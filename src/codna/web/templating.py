@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -22,6 +23,7 @@ templates.env.auto_reload = False  # templates change with a release, never whil
 STATIC = HERE / "static"
 
 
+@lru_cache(maxsize=8192)  # a page view asks for a few, the same ones again and again
 def page_url(address: str | Address, *, view: str = "p") -> str:
     """The web address of a page, folder or space: `wiki:a/b` is /p/wiki/a/b; `view` is the
     view's prefix (`p` reads, `history`, `edit`)."""
