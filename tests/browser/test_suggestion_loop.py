@@ -243,7 +243,10 @@ def test_hostile_text_in_a_suggestion_shows_as_text_and_runs_nothing(
     shows_as_text(page, "article.page .body", raw_html)
     for text in ("x", "y", "z"):  # the javascript: links, as their text and no link
         expect(page.locator("article.page .body").get_by_text(text, exact=True)).to_have_count(1)
-    expect(page.locator("article.page .body a")).to_have_count(0)
+    # No link but the headings' own anchors, each to its heading on this page.
+    expect(page.locator("article.page .body a:not(.anchor)")).to_have_count(0)
+    for anchor in page.locator("article.page .body a.anchor").all():
+        assert (anchor.get_attribute("href") or "").startswith("#")
 
     documents = watched.html_documents()
     assert len(documents) >= 5, [r.url for r in documents]

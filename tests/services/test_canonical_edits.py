@@ -33,6 +33,7 @@ from codna.storage.schema import (
     grant_changes,
     metadata,
     outbox,
+    page_links,
     page_sections,
     revisions,
 )
@@ -278,10 +279,13 @@ def at_0007(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database
             conn.commit()
     db.migrate("0007")
     # The services write each page's event to the outbox of a later migration (0009), its
-    # sections to the search index of 0011 and each change of a grant to the record of 0015:
-    # those tables are made beside 0007's, and the test migrates to 0008 only.
+    # sections to the search index of 0011, each change of a grant to the record of 0015 and
+    # each page's links to those of 0019: those tables are made beside 0007's, and the test
+    # migrates to 0008 only.
     with db.engine.begin() as conn:
-        metadata.create_all(conn, tables=[outbox, automations, page_sections, grant_changes])
+        metadata.create_all(
+            conn, tables=[outbox, automations, page_sections, grant_changes, page_links]
+        )
         # And the services store revisions as 0012 does: its columns, beside 0007's.
         for column in (
             "delta TEXT",
