@@ -298,9 +298,10 @@ async def test_the_whole_life_of_suggestions_by_the_texts_names_over_streamable_
     async with app.mcp("agent") as agent, app.mcp("writer") as writer:
         client = SdkNames({"agent": agent, "writer": writer})
         await lifecycle(client, app)
-        # A tool that decides, called by the agent anyway, is refused as one that is not.
+        # A tool that decides, called by the agent anyway, says agents never decide.
         tried = await refused(
             client, "agent", "decide_edit_suggestion", suggestion_id=1, decision="accept"
         )
         unknown = await refused(client, "agent", "no_such_tool", suggestion_id=1)
-    assert tried == unknown and tried["code"] == "not_found"
+    assert tried["code"] == "read_only" and "never decide" in tried["message"]
+    assert unknown["code"] == "not_found"

@@ -36,8 +36,8 @@ async def test_links_and_the_inbox_over_mcp(app: InProcessServer) -> None:
             "decide_link_suggestion", {"suggestion_id": number, "decision": "accept"}
         )
         unknown = await agent.call_tool("no_such_tool", {})
-        assert refusal(hidden)["code"] == "not_found"
-        assert refusal(hidden) == refusal(unknown)
+        assert refusal(hidden)["code"] == "read_only"  # agents never decide, and are told so
+        assert refusal(unknown)["code"] == "not_found"
     async with app.mcp("writer") as editor:
         pending = structured(
             await editor.call_tool("pending_decisions", {"kind": "link", "limit": 200})

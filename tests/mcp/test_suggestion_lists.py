@@ -110,7 +110,7 @@ async def test_a_suggestion_in_a_list_is_brief_without_its_edits_or_diff(
         "change",
         address,
         "pending",
-        "checker",
+        "checker (agent)",
     )
     assert item["applies"] is True
     [closed] = decided["suggestions"]

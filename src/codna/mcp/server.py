@@ -31,7 +31,14 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from codna.errors import CodnaError, InvalidRequest, NotFound, Unauthenticated, Unavailable
+from codna.errors import (
+    CodnaError,
+    InvalidRequest,
+    NotFound,
+    ReadOnly,
+    Unauthenticated,
+    Unavailable,
+)
 from codna.mcp import compact
 from codna.services import tokens
 from codna.services.access import Action, may_ever
@@ -220,6 +227,20 @@ class CodnaMCP(MCPServer[Any]):
                 field=unknown[0],
             )
 
+    async def invalid_arguments(self, tool: str, error: ValidationError) -> CodnaError:
+        """The first thing wrong with a call's arguments, in a sentence: a missing argument
+        named with what the tool needs, any other with the validator's words."""
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        if first["type"] == "missing" and len(first["loc"]) == 1:
+            listed = next(t for t in await self.every_tool() if t.name == tool)
+            needs = ", ".join(listed.input_schema.get("required", [])) or where
+            return InvalidRequest(
+                f"{tool} needs the argument {where}, which was not given; it needs {needs}.",
+                field=where,
+            )
+        return InvalidRequest(f"{tool}: {where or 'the arguments'}: {first['msg']}.", field=where)
+
     def streamable_http_app(self, **options: Any) -> Starlette:
         """The SDK's Streamable HTTP app, answering 503 when the database cannot be reached
         while the bearer token is checked (before any tool runs; a tool's own refusal is a
@@ -251,6 +272,9 @@ class CodnaMCP(MCPServer[Any]):
         try:
             caller = await self.checked_caller()  # once: the tool's caller() reads it
             if name not in await self.tool_names() or not self.may_use(caller.member, name):
+                never = caller.member.is_agent or caller.member.via is not None
+                if never and self.needs.get(name) == "decide":
+                    raise ReadOnly(_NEVER_DECIDES, tool=name)
                 # A hidden tool is refused exactly like one that does not exist.
                 raise NotFound("There is no such tool; tools/list shows the ones you may use.")
             self.limiter.hit(f"token:{caller.token_id}")
@@ -264,14 +288,17 @@ class CodnaMCP(MCPServer[Any]):
             if isinstance(cause, CodnaError):
                 return refusal(cause, name)
             if isinstance(cause, ValidationError):
-                return refusal(_invalid_arguments(name, cause))
+                return refusal(await self.invalid_arguments(name, cause))
             raise
 
 
-def _invalid_arguments(tool: str, error: ValidationError) -> CodnaError:
-    first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return InvalidRequest(f"{tool}: {where or 'the arguments'}: {first['msg']}.", field=where)
+# What an agent or a routine's run is told of a deciding tool (the tools are named in the
+# docs; only whether one may call them is the caller's).
+_NEVER_DECIDES = (
+    "Agents and routines never decide: a person who can edit the page accepts or rejects "
+    "each suggestion. Suggest a change with suggest_edit, and see what became of yours with "
+    "list_suggestions."
+)
 
 
 class AnswerUnavailable:

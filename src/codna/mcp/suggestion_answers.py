@@ -11,6 +11,7 @@ from typing import Literal, cast
 
 from codna.mcp.answers import Answer, listed
 from codna.mcp.arguments import SuggestionKind
+from codna.services.attribution import named
 from codna.services.inbox import Notification
 from codna.services.suggestion_views import Suggestion
 
@@ -29,7 +30,7 @@ class SuggestionAnswer(Answer):
     status: Status
     """What became of it."""
     by: str
-    """Who suggested it, and through which routine: Dana (decision-check)."""
+    """Who suggested it: Dana (decision-check) for a routine, scribe (agent)."""
     reason: str
     """Why, as the suggester said."""
     target: str | None = None
@@ -72,7 +73,7 @@ class SuggestionAnswer(Answer):
             kind=cast(SuggestionKind, s.kind),
             page=s.page,
             status=cast(Status, s.status),
-            by=f"{s.suggester} ({s.via})" if s.via else s.suggester,
+            by=named(s.suggester, is_agent=s.suggester_kind == "agent", via=s.via),
             reason=s.reason,
             target=s.target,
             decided_by=s.decided_by,

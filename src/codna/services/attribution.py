@@ -11,13 +11,18 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def suggested_by(suggester: Member, reason: str, *, via: str | None = None) -> str:
-    """`Suggested by NAME: REASON`, with `(ROUTINE)` for a routine and `(agent)` for an agent;
-    one line, whatever the name and the reason hold. A summary is plain text, shown as such
-    (never read as Markdown), so it quotes them as they are."""
-    name, reason = _one_line(suggester.name), _one_line(reason)
+def named(name: str, *, is_agent: bool, via: str | None = None) -> str:
+    """Who suggested, as a summary and every answer name them: `NAME`, with `(ROUTINE)` for
+    a routine's run and `(agent)` for an agent; one line, whatever the name holds."""
+    name = _one_line(name)
     if via:
-        return f"Suggested by {name} ({_one_line(via)}): {reason}"
-    if suggester.is_agent:
-        return f"Suggested by {name} (agent): {reason}"
-    return f"Suggested by {name}: {reason}"
+        return f"{name} ({_one_line(via)})"
+    return f"{name} (agent)" if is_agent else name
+
+
+def suggested_by(suggester: Member, reason: str, *, via: str | None = None) -> str:
+    """`Suggested by NAME: REASON`, NAME as `named` gives it; one line, whatever the name and
+    the reason hold. A summary is plain text, shown as such (never read as Markdown), so it
+    quotes them as they are."""
+    who = named(suggester.name, is_agent=suggester.is_agent, via=via)
+    return f"Suggested by {who}: {_one_line(reason)}"

@@ -1,0 +1,72 @@
+"""Refusals that lead to the next call: an agent that reaches for a deciding tool is told that
+agents never decide and what to call instead, a missing argument is named in a sentence, and a
+suggestion names an agent as the revision accepting it will."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import InProcessServer, refusal, structured, unique
+
+pytestmark = pytest.mark.anyio
+
+BODY = "# Guide\n\n**Status:** Proposed\n"
+
+
+async def test_an_agent_calling_a_deciding_tool_is_told_agents_never_decide(
+    app: InProcessServer,
+) -> None:
+    async with app.mcp("agent") as agent:
+        refused = refusal(
+            await agent.call_tool(
+                "decide_edit_suggestion", {"suggestion_id": 1, "decision": "accept"}
+            )
+        )
+        listed = {tool.name for tool in (await agent.list_tools()).tools}
+    assert refused["code"] == "read_only" and refused["tool"] == "decide_edit_suggestion"
+    said = refused["message"]
+    assert "never decide" in said and "suggest_edit" in said and "list_suggestions" in said
+    assert "decide_edit_suggestion" not in listed and {"suggest_edit", "list_suggestions"} <= listed
+
+
+async def test_a_tool_that_does_not_exist_is_no_such_tool_for_an_agent_too(
+    app: InProcessServer,
+) -> None:
+    async with app.mcp("agent") as agent:
+        refused = refusal(await agent.call_tool("decide_suggestion", {"suggestion_id": 1}))
+    assert refused["code"] == "not_found" and "no such tool" in refused["message"]
+
+
+async def test_a_missing_argument_is_named_in_a_sentence(app: InProcessServer) -> None:
+    async with app.mcp("writer") as writer:
+        refused = refusal(await writer.call_tool("suggest_edit", {"address": unique()}))
+    assert refused["code"] == "invalid_request" and refused["field"] == "reason"
+    assert refused["message"].startswith("suggest_edit needs the argument reason,")
+    assert "Field required" not in refused["message"]
+
+
+async def test_a_suggestion_names_an_agent_as_its_accepted_revision_will(
+    app: InProcessServer,
+) -> None:
+    address = unique()
+    app.create_page(address, BODY)
+    edits = [{"op": "replace", "old": "Proposed", "new": "Accepted"}]
+    async with app.mcp("agent") as agent:
+        made = structured(
+            await agent.call_tool(
+                "suggest_edit", {"address": address, "edits": edits, "reason": "It was adopted."}
+            )
+        )
+    async with app.mcp("writer") as writer:
+        (listed,) = structured(await writer.call_tool("list_suggestions", {"address": address}))[
+            "suggestions"
+        ]
+        structured(
+            await writer.call_tool(
+                "decide_edit_suggestion",
+                {"suggestion_id": made["suggestion_id"], "decision": "accept"},
+            )
+        )
+        history = structured(await writer.call_tool("document_history", {"address": address}))
+    assert listed["by"] == "checker (agent)"
+    assert history["revisions"][0]["summary"].startswith("Suggested by checker (agent):")
