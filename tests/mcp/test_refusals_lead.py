@@ -4,6 +4,8 @@ suggestion names an agent as the revision accepting it will."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import InProcessServer, refusal, structured, unique
@@ -70,3 +72,39 @@ async def test_a_suggestion_names_an_agent_as_its_accepted_revision_will(
         history = structured(await writer.call_tool("document_history", {"address": address}))
     assert listed["by"] == "checker (agent)"
     assert history["revisions"][0]["summary"].startswith("Suggested by checker (agent):")
+
+
+@pytest.mark.parametrize(
+    ("old", "meant"),
+    [
+        ("**status:** proposed", "**Status:** Proposed"),  # letter case
+        ("**Status:**  Proposed", "**Status:** Proposed"),  # spaces
+        ("# Guide **Status:**", "# Guide\n\n**Status:**"),  # a line break
+    ],
+)
+async def test_a_text_off_only_in_spaces_or_case_names_the_text_on_the_page(
+    app: InProcessServer, old: str, meant: str
+) -> None:
+    address = unique()
+    app.create_page(address, BODY)
+    edits = [{"op": "replace", "old": old, "new": "x"}]
+    async with app.mcp("writer") as writer:
+        over_mcp = refusal(
+            await writer.call_tool("edit_document", {"address": address, "edits": edits})
+        )
+    with app.api("writer") as api:
+        over_api = api.post("/api/v1/page/edit", json={"address": address, "edits": edits})
+    for refused in (over_mcp, over_api.json()):
+        assert refused["reason"] == "text_not_found"
+        assert f"Did you mean {json.dumps(meant)}?" in refused["message"]
+
+
+async def test_no_hint_when_the_loose_text_is_on_the_page_twice(app: InProcessServer) -> None:
+    address = unique()
+    app.create_page(address, "Alpha beta.\n\nALPHA  BETA.\n")
+    edits = [{"op": "replace", "old": "alpha beta", "new": "x"}]
+    async with app.mcp("writer") as writer:
+        refused = refusal(
+            await writer.call_tool("edit_document", {"address": address, "edits": edits})
+        )
+    assert refused["reason"] == "text_not_found" and "Did you mean" not in refused["message"]

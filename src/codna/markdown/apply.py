@@ -5,6 +5,7 @@ the duplicate check). How each op changes the page is said in edits.py."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from codna.errors import InvalidEdit
@@ -50,15 +51,29 @@ def _empty(edit: Edit, index: int, field: str, what: str) -> InvalidEdit:
     return _refusal(edit, index, "empty_anchor", f"the field '{field}' is empty; give {what}.")
 
 
+def _loosely(body: str, text: str) -> str | None:
+    """The one text on the page that reads as `text` but for its spaces, line breaks and
+    letter case, as written there; None when there is none or more than one. Its words are
+    matched as they are, with any run of white space between them: linear in the page."""
+    words = text.split()
+    if not words:
+        return None
+    found = re.finditer(r"\s+".join(map(re.escape, words)), body, re.IGNORECASE)
+    first, second = next(found, None), next(found, None)
+    return first.group(0) if first is not None and second is None else None
+
+
 def _not_once(body: str, text: str, edit: Edit, index: int) -> InvalidEdit:
     """The refusal for `text`, which does not occur in `body` exactly once."""
     if body.find(text) < 0:
+        near = _loosely(body, text)
+        hint = f" Did you mean {_shown(near)}?" if near else ""
         return _refusal(
             edit,
             index,
             "text_not_found",
-            f"the text {_shown(text)} is not on the page. Copy it exactly from the page as "
-            "it is now.",
+            f"the text {_shown(text)} is not on the page.{hint} Copy it exactly from the page "
+            "as it is now.",
         )
     count = max(body.count(text), 2)  # overlapping occurrences count as at least two
     return _refusal(
