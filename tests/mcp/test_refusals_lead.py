@@ -108,3 +108,30 @@ async def test_no_hint_when_the_loose_text_is_on_the_page_twice(app: InProcessSe
             await writer.call_tool("edit_document", {"address": address, "edits": edits})
         )
     assert refused["reason"] == "text_not_found" and "Did you mean" not in refused["message"]
+
+
+async def test_base_version_does_what_its_description_says(app: InProcessServer) -> None:
+    address = unique()
+    app.create_page(address, BODY)
+    app.edit_page(address, [{"op": "append", "text": "More.\n"}])  # now at version 2
+    edits = [{"op": "replace", "old": "Proposed", "new": "Accepted"}]
+    async with app.mcp("reader") as reader:
+        tools = {tool.name: tool for tool in (await reader.list_tools()).tools}
+        said = tools["suggest_edit"].input_schema["properties"]["base_version"]["description"]
+        made = structured(
+            await reader.call_tool(
+                "suggest_edit",
+                {"address": address, "edits": edits, "reason": "Adopted.", "base_version": 1},
+            )
+        )
+    assert "must apply to it and now" in said and "refused" not in said
+    assert made["saved"] is True and made["suggestion_id"]
+    async with app.mcp("writer") as writer:
+        tools = {tool.name: tool for tool in (await writer.list_tools()).tools}
+        said = tools["edit_document"].input_schema["properties"]["base_version"]["description"]
+        stale = refusal(
+            await writer.call_tool(
+                "edit_document", {"address": address, "edits": edits, "base_version": 1}
+            )
+        )
+    assert "refused (conflict)" in said and stale["code"] == "conflict"

@@ -52,7 +52,9 @@ def _compact_edits(description: str | None = None) -> dict[str, Any]:
             "body. "
             + " ".join(f"{op} {what}" for op, what in OPS.items())
             + " A heading is named by its text ('Limits', '### Limits' or 'Decision > Limits')."
-            " Text that starts a block is kept apart by a blank line."
+            " Text that starts a block (a heading, list, fence, quote, table row, rule, or"
+            " lines ending in a newline) becomes a block of its own, a blank line apart, even"
+            " where the anchor ends mid-line; other text goes in exactly there."
             ' Example: [{"op":"replace","old":"At most ten.","new":"At most twelve."}]'
         ),
         "items": {
@@ -75,6 +77,11 @@ OlderVersion = Annotated[
 BaseVersion = Annotated[
     Version | None,
     Field(description="The version you read, such as 3; refused (conflict) if the page moved on."),
+]
+# A suggestion's base is kept, never refused for being old: its diff is against it.
+SuggestedBase = Annotated[
+    Version | None,
+    Field(description="The version you read, such as 3: the edits must apply to it and now."),
 ]
 Edits = Annotated[Any, WithJsonSchema(_compact_edits())]
 # The same edits, said once in the tool list: edit_document's describes them.

@@ -63,7 +63,7 @@ def register(server: CodnaMCP) -> None:
         tags: a.NewTags = None,
         tags_add: a.TagsAdd = None,
         tags_remove: a.TagsRemove = None,
-        base_version: a.BaseVersion = None,
+        base_version: a.SuggestedBase = None,
         dry_run: a.DryRun = False,
     ) -> Suggested:
         """Propose a change to a page you may not edit: an editor accepts it (a revision
