@@ -33,7 +33,9 @@ async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(
         [whole] = structured(await editor.call_tool("list_suggestions", {"suggestion_id": made}))[
             "suggestions"
         ]
-        assert "Edit 0 (replace)" in whole["note"] and whole["edits"] == STATUS
+        assert seen["note"] == whole["note"] and whole["edits"] == STATUS
+        assert whole["note"].startswith("The page changed after this was suggested: edit 0")
+        assert "only Reject is left" in whole["note"]
         refused = refusal(
             await editor.call_tool(
                 "decide_edit_suggestion", {"suggestion_id": made, "decision": "accept"}
@@ -44,6 +46,12 @@ async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(
             0,
             "text_not_found",
         )
+    async with app.mcp("agent") as agent:  # the suggester is told what to do instead
+        [own] = structured(await agent.call_tool("list_suggestions", {"address": address}))[
+            "suggestions"
+        ]
+    assert own["note"].startswith("The page changed after you suggested this: edit 0")
+    assert "Withdraw it and suggest it again" in own["note"]
 
 
 async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_is_reported(

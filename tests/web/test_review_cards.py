@@ -52,7 +52,7 @@ def test_a_stale_card_speaks_to_the_editor_and_offers_only_reject(app: InProcess
     app.edit_page(address, [{"op": "replace", "old": "is 10", "new": "is 15"}])
     with signed_in(app, "writer") as writer:
         card = card_of(writer.get("/inbox").text, made)
-    assert "The page changed after this was suggested: the text" in card
+    assert "The page changed after this was suggested: edit 0 (replace): the text" in card
     assert "Copy it exactly" not in card  # that is the suggester's advice
     assert 'value="reject"' in card and 'value="accept"' not in card
 

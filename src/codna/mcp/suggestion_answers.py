@@ -82,9 +82,12 @@ class SuggestionAnswer(Answer):
             accepted_version=s.accepted_version,
             reverted_in_version=s.reverted_in_version,
         )
+        problem = None
+        if s.not_applying is not None:  # why, as this reader can act on it
+            deciding = "reject" in s.actions
+            problem = s.not_applying.to_editor() if deciding else s.not_applying.to_suggester()
         if not full:
-            return brief
-        problem = s.not_applying.message if s.not_applying is not None else None
+            return brief.model_copy(update={"note": problem}) if problem else brief
         return brief.model_copy(
             update={
                 "base_version": s.base_version,

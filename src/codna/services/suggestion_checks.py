@@ -39,6 +39,10 @@ _WHAT_CHANGED = re.compile(
 )
 
 
+# The text an edit's refusal quotes as the nearest on the page ("Did you mean …?").
+_NEAR = re.compile(r" Did you mean (?P<text>.+?)\?(?: |$)", re.DOTALL)
+
+
 @dataclass(frozen=True)
 class NotApplying:
     """Why a pending suggestion no longer applies: the edit (or the title) and the reason."""
@@ -48,12 +52,29 @@ class NotApplying:
     reason: str
     message: str  # as the suggester reads it, with what to do to suggest it again
 
+    def to_suggester(self) -> str:
+        """Why, as the suggester reads it: what on the page changed, the text there now that
+        comes closest when there is one, and what to do."""
+        found = _WHAT_CHANGED.match(self.message)
+        what = (found.group("what") if found else self.message).rstrip(";. ")
+        near = _NEAR.search(self.message)
+        now = f" The page has {near.group('text')} there now." if near else ""
+        return (
+            f"The page changed after you suggested this: {self._which()}{what[:1].lower()}"
+            f"{what[1:]}.{now} Withdraw it and suggest it again against the page as it is now."
+        )
+
+    def _which(self) -> str:
+        """The edit that no longer applies, as the refusal named it: `edit 0 (replace): `."""
+        return f"edit {self.edit_index} ({self.op}): " if self.edit_index is not None else ""
+
     def to_editor(self) -> str:
         """Why, as whoever decides reads it: what on the page changed, and what is left."""
         found = _WHAT_CHANGED.match(self.message)
         what = (found.group("what") if found else self.message).rstrip(";. ")
         return (
-            f"The page changed after this was suggested: {what[:1].lower()}{what[1:]}. "
+            f"The page changed after this was suggested: {self._which()}{what[:1].lower()}"
+            f"{what[1:]}. "
             "Accepting cannot guess where it went, so only Reject is left; the suggester can "
             "suggest it again against the page as it is now."
         )
