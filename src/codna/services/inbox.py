@@ -19,12 +19,14 @@ from sqlalchemy.engine import Connection
 from codna.errors import InvalidRequest, RateLimited, Unauthenticated
 from codna.services import events
 from codna.services.access import Rights, rights
-from codna.services.addresses import Address
+from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.events import Event
 from codna.services.limits import INBOX, PENDING, check_limit, check_offset, is_id
 from codna.services.members import Member, names
+from codna.services.nearest import listing_address
+from codna.services.pages import address_clause
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import LinkRow, SuggestionRow
 from codna.storage.schema import (
@@ -97,12 +99,14 @@ class Inbox:
 
 
 def _waiting(
-    table: sa.Table, mine: Rights, since: datetime | None = None
+    table: sa.Table, mine: Rights, since: datetime | None = None, at: Address | None = None
 ) -> tuple[sa.FromClause, list[sa.ColumnElement[bool]]]:
     joined = table.join(pages, pages.c.id == table.c.page_id)
     where = [table.c.status == "pending", pages.c.trashed_at.is_(None), mine.decidable()]
     if since is not None:
         where.append(table.c.created_at > since)
+    if at is not None:
+        where.append(address_clause(at))
     return joined, where
 
 
@@ -114,8 +118,9 @@ def _page_of(
     limit: int,
     offset: int,
     since: datetime | None = None,
+    at: Address | None = None,
 ) -> tuple[int, Sequence[sa.RowMapping]]:
-    joined, where = _waiting(table, mine, since)
+    joined, where = _waiting(table, mine, since, at)
     total = conn.execute(sa.select(sa.func.count()).select_from(joined).where(*where)).scalar_one()
     rows = (
         conn.execute(
@@ -136,17 +141,22 @@ def pending_decisions(
     actor: Member,
     *,
     kind: str | None = None,
+    address: str | None = None,
     limit: int = PENDING.default,
     offset: int = 0,
 ) -> Pending:
-    """Suggested links and changes that wait on the actor, on pages they can edit, newest first;
-    each group paged by `limit` and `offset`. Raises InvalidRequest."""
+    """Suggested links and changes that wait on the actor, on pages they can edit (on one page,
+    or in a space or folder, at `address`), newest first; each group paged by `limit` and
+    `offset`. Raises InvalidRequest, NotFound (an address with no page the actor can read)."""
     if kind is not None and kind not in KINDS:
         raise InvalidRequest(f"The kinds are {', '.join(KINDS)}.", field="kind")
+    where = parse_address(address) if address is not None else None
     check_limit(limit, PENDING)
     check_offset(offset)
     with database().read() as conn:
-        return _pending(conn, rights(conn, actor), kind=kind, limit=limit, offset=offset)
+        mine = rights(conn, actor)
+        at = listing_address(conn, mine, where) if where is not None else None
+        return _pending(conn, mine, kind=kind, limit=limit, offset=offset, at=at)
 
 
 def _pending(
@@ -157,9 +167,12 @@ def _pending(
     limit: int,
     offset: int,
     since: datetime | None = None,
+    at: Address | None = None,
 ) -> Pending:
     empty: tuple[int, Sequence[sa.RowMapping]] = (0, [])
-    page_of = functools.partial(_page_of, conn, mine=mine, limit=limit, offset=offset, since=since)
+    page_of = functools.partial(
+        _page_of, conn, mine=mine, limit=limit, offset=offset, since=since, at=at
+    )
     links_total, link_rows = page_of(link_suggestions) if kind in (None, "link") else empty
     changes_total, change_rows = page_of(edit_suggestions) if kind in (None, "change") else empty
     return Pending(
