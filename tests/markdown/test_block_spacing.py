@@ -237,15 +237,17 @@ def test_spacing_only_adds_newlines_at_the_edges_of_what_goes_in_never_a_second_
     assert result.startswith(body[:at]) and result.endswith(body[at:])
     middle = result[at : len(result) - (len(body) - at)]
     added = len(middle) - len(text)
-    assert 0 <= added <= 2
+    # A line split for a block: a newline and a blank line on each side (spacing.py).
+    assert 0 <= added <= 4
     # Each newline added is at the edge of the text's whitespace, before its first line or
     # after its last: without them the text is as it was given.
     core = text.strip(" \t\n")
     assert core in middle and middle.replace(core, "\0", 1).replace("\n", "") == (
         text.replace(core, "\0", 1).replace("\n", "")
     )
-    # A newline is added only where no blank line was.
-    assert result.count("\n\n\n") == plain.count("\n\n\n")
+    # A newline is added only where no blank line was (and where the anchor ends a line, the
+    # line's own newline ends a block that goes in after it).
+    assert result.count("\n\n\n") <= plain.count("\n\n\n")
 
 
 @settings(max_examples=200, deadline=None)

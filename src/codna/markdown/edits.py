@@ -8,11 +8,14 @@ How each op changes the page, exactly:
 
 - `replace`: `old` must occur exactly once; it becomes `new`.
 - `insert_after` / `insert_before`: `text` goes right after / right before the one occurrence
-  of `anchor`, as it is, except that text that starts a new block on lines of its own (a
-  heading, a list, a fence, a paragraph) gets the newline that keeps a blank line between it
-  and the text it meets, where there is none (spacing.py says exactly when; never inside
-  fenced code, never between the items of one list). Text that continues a line is put in
-  byte for byte.
+  of `anchor`, as it is, except that text that starts a block (a heading, a list item, a
+  fence, a quote, a table row, a thematic break, or whole lines: it ends with a newline) is
+  made a block of its own, a blank line apart from what it meets, wherever the anchor ends.
+  Where the anchor ends a line, the text goes after that line; where it ends inside a line,
+  the line is split, and its rest follows as a block of its own. Never inside fenced code,
+  never a blank line between the items of one list, the rows of one table or the lines of one
+  quote (spacing.py says exactly when). Other text, like `" more words"`, and one line put
+  inside a line, are put in byte for byte.
 - `append`: `text` goes at the end of the page. If the page is not empty and does not end
   with a newline, one is put first; if `text` does not end with a newline, one is added; a
   new block is kept apart from the last one by a blank line, as for an insert. An empty
@@ -54,7 +57,9 @@ class Replace:
 @dataclass(frozen=True, slots=True)
 class InsertAfter:
     """`text` goes right after the one occurrence of `anchor`. Text that starts a block (a
-    heading, a list, a fence, a paragraph) is kept apart by a blank line."""
+    heading, list, fence, quote, table row, rule, or lines ending in a newline) becomes a block
+    of its own, a blank line apart (none within one list, table or quote); where the anchor
+    ends mid-line, text with a newline splits the line. Other text goes in exactly there."""
 
     anchor: str
     text: str
@@ -64,7 +69,9 @@ class InsertAfter:
 @dataclass(frozen=True, slots=True)
 class InsertBefore:
     """`text` goes right before the one occurrence of `anchor`. Text that starts a block (a
-    heading, a list, a fence, a paragraph) is kept apart by a blank line."""
+    heading, list, fence, quote, table row, rule, or lines ending in a newline) becomes a block
+    of its own, a blank line apart (none within one list, table or quote); where the anchor
+    starts mid-line, text with a newline splits the line. Other text goes in exactly there."""
 
     anchor: str
     text: str
@@ -74,7 +81,8 @@ class InsertBefore:
 @dataclass(frozen=True, slots=True)
 class Append:
     """`text` goes at the end of the page, on a line of its own. Text that starts a block (a
-    heading, a list, a fence, a paragraph) is kept apart by a blank line."""
+    heading, list, fence, quote, table row, rule or paragraph) is a blank line apart from the
+    last one."""
 
     text: str
     op: ClassVar[Literal["append"]] = "append"

@@ -11,6 +11,22 @@ not blank, is kept apart from it by one blank line, on each side where that hold
   line), one table (`|` rows) or one block quote (`>` lines), nor before an indented line or
   a setext underline (`===`), which continue what is above them.
 
+Text that starts a block is put on lines of its own first, where it goes in next to text on
+the same line; then the rules above keep it apart. It starts a block when its first line that
+is not blank is a heading, a list item, a fence, a quote, a table row or a thematic break, or
+when it is whole lines (it ends with a newline, or holds a blank line); never when it starts
+with a space or a tab. Text without a newline starts a block only as one whole block line
+(`## Consequences`, `- one`, `| a |`) that goes in at a line's end or start: inside a line,
+and as a prefix that ends in a space (`## `, `> `), it joins the line. So:
+
+- where the point ends a line (the anchor's line goes on no further), the text goes after that
+  line, as if anchored on its newline: a newline goes first, and one newline it ends with
+  goes, as the line's own takes its place;
+- where the point starts a line that goes on, a newline goes after the text if it has none;
+- where the point is inside a line, the line is split: a newline before the text and one after
+  it (if it has none), and the rest of the line is a block of its own after it, kept apart by
+  a blank line unless the two belong to one list, table or quote.
+
 Whether the text goes inside fenced code, where a blank line would change the code, is for the
 caller to say: it knows the whole page (see edits.py).
 """
@@ -23,6 +39,12 @@ _SPACE = " \t\n"
 _THEMATIC_BREAK = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\Z")
 _LIST_ITEM = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|\Z)")
 _UNDERLINE = re.compile(r"=+[ \t]*\Z")
+# The first line of text that starts a block: a heading, a list item, a fence, a quote, a row.
+_BLOCK_START = re.compile(r"#{1,6}(?:[ \t]|\Z)|(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]|\Z)|```|~~~|>|\|")
+# Text without a newline that is one whole block line, not a prefix that joins a line.
+_WHOLE_BLOCK_LINE = re.compile(
+    r"(?:(?:#{1,6}|[-+*]|[0-9]{1,9}[.)]|>)[ \t]+\S(?:.*\S)?|\|.*\||```.*|~~~.*)\Z"
+)
 
 # Neighbouring lines (the one above, the one below) that belong to one block.
 _TOGETHER = {("list", "list"), ("indented", "list"), ("table", "table"), ("quote", "quote")}
@@ -87,9 +109,51 @@ def _newline_after(text: str, start: int, end: int) -> int | None:
     return line_end if _apart(text[line_start:line_end], below) else None
 
 
+def _first_line(text: str) -> str:
+    """The first line of `text` that is not blank, without its newline."""
+    rest = text.lstrip("\n")
+    return rest.split("\n", 1)[0]
+
+
+def _starts_block(text: str) -> bool:
+    """Whether `text`, going in next to text on the same line, starts a block of its own."""
+    if text[:1] in (" ", "\t") or not text.strip(_SPACE):
+        return False
+    if "\n" not in text:
+        return bool(_WHOLE_BLOCK_LINE.match(text) or _THEMATIC_BREAK.match(text))
+    first = _first_line(text)
+    if first[:1] in (" ", "\t"):
+        return False
+    if _BLOCK_START.match(first) or _THEMATIC_BREAK.match(first):
+        return True
+    core = text.strip("\n")
+    return text.endswith("\n") or re.search(r"\n[ \t]*\n", core) is not None
+
+
+def _own_lines(before: str, text: str, after: str) -> tuple[str, bool]:
+    """`text` put on lines of its own where it starts a block and meets text on its line, and
+    whether it splits a line whose rest goes on after it."""
+    line_start = not before or before.endswith("\n")
+    line_end = not after or after.startswith("\n")
+    if (line_start and line_end) or not _starts_block(text):
+        return text, False
+    if "\n" not in text and not line_start and not line_end:
+        return text, False  # one line within a line: it joins it
+    if line_end:  # after the line: its newline stands for the one the text ends with
+        if text.startswith("\n"):
+            return text, False
+        return "\n" + (text.removesuffix("\n") if after else text), False
+    if not line_start and not text.startswith("\n"):
+        text = "\n" + text
+    if not text.endswith("\n"):
+        text += "\n"
+    return text, not line_start
+
+
 def keep_apart(before: str, text: str, after: str) -> str:
-    """`text`, to go between `before` and `after`, with the newlines (one at most on each side)
-    that keep it apart from them as the module says.
+    """`text`, to go between `before` and `after`, with the newlines that keep it apart from them
+    as the module says: text that starts a block put on lines of its own, and one blank line at
+    most on each side.
 
     `before` is the page before it from the start of a line, holding the last line before it
     that is not blank (or all there is); `after` the page after it up to the end of the first
@@ -97,6 +161,15 @@ def keep_apart(before: str, text: str, after: str) -> str:
     """
     if not text.strip(_SPACE):
         return text
+    text, split = _own_lines(before, text, after)
+    rest = after.split("\n", 1)[0]
+    kept = text.rstrip(_SPACE)
+    if split and rest.strip(" \t") and text[len(kept) :].count("\n") < 2:
+        # The rest of a split line is a block of its own: apart from the text's last line
+        # unless they belong together, whatever spaces it starts with.
+        last = kept[kept.rfind("\n") + 1 :]
+        if _apart(last, rest.lstrip(" \t")):
+            text += "\n"
     joined = before + text + after
     start, end = len(before), len(before) + len(text)
     below = _newline_after(joined, start, end)

@@ -53,8 +53,9 @@ def _compact_edits(description: str | None = None) -> dict[str, Any]:
             + " ".join(f"{op} {what}" for op, what in OPS.items())
             + " A heading is named by its text ('Limits', '### Limits' or 'Decision > Limits')."
             " Text that starts a block (a heading, list, fence, quote, table row, rule, or"
-            " lines ending in a newline) becomes a block of its own, a blank line apart, even"
-            " where the anchor ends mid-line; other text goes in exactly there."
+            " lines ending in a newline) becomes a block of its own, a blank line apart (none"
+            " within one list, table or quote); mid-line, text with a newline splits the line."
+            " Other text goes in exactly there."
             ' Example: [{"op":"replace","old":"At most ten.","new":"At most twelve."}]'
         ),
         "items": {
