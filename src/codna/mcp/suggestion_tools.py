@@ -168,12 +168,18 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("decide", title="What waits on you", annotations=READ)
     def pending_decisions(
         kind: a.Kind = None,
+        address: Annotated[
+            str | None,
+            Field(description="Only on this page, or in this folder (wiki:decisions/) or space."),
+        ] = None,
         limit: a.PendingLimit = PENDING.default,
         offset: a.Offset = 0,
     ) -> Pending:
         """Suggestions waiting on your decision, on pages you can edit, newest first, each
         with its diff (and the diff accepting would make now, when the page moved on)."""
-        waiting = inbox.pending_decisions(me(), kind=kind, limit=limit, offset=offset)
+        waiting = inbox.pending_decisions(
+            me(), kind=kind, address=address, limit=limit, offset=offset
+        )
         changes = waiting.suggested_changes
         made = waiting.suggested_links
         shown = [SuggestionAnswer.of(s, full=True, edits=False) for s in changes.items]

@@ -1,0 +1,40 @@
+"""pending_decisions over MCP, narrowed to a folder or a page as list_suggestions is."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.conftest import InProcessServer, refusal, structured
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_pending_decisions_narrowed_to_a_folder_and_a_page(app: InProcessServer) -> None:
+    folder = f"wiki:pending{uuid.uuid4().hex[:8]}/"
+    here, there = f"{folder}a", f"{folder}sub/b"
+    for address in (here, there):
+        app.create_page(address, "Text.\n")
+    async with app.mcp("reader") as reader:
+        for address in (here, there):
+            structured(
+                await reader.call_tool(
+                    "suggest_edit",
+                    {
+                        "address": address,
+                        "edits": [{"op": "append", "text": "More."}],
+                        "reason": "Say more.",
+                    },
+                )
+            )
+    async with app.mcp("writer") as writer:
+        everything = structured(await writer.call_tool("pending_decisions", {"address": folder}))
+        one = structured(await writer.call_tool("pending_decisions", {"address": there}))
+        nothing = refusal(
+            await writer.call_tool("pending_decisions", {"address": f"{folder}nowhere"})
+        )
+    assert {c["page"] for c in everything["changes"]} == {here, there}
+    assert everything["changes_total"] == 2
+    assert [c["page"] for c in one["changes"]] == [there] and one["changes_total"] == 1
+    assert nothing["code"] == "not_found"
