@@ -60,7 +60,7 @@ class SuggestionAnswer(Answer):
     diff: str | None = None
     """What it does to base_version."""
     diff_now: str | None = None
-    """What accepting would do to the page now, when the page has moved on."""
+    """What accepting does now, if the page moved on and it differs from diff."""
     note: str | None = None
     """Why it no longer applies, or that the page moved on."""
 
@@ -97,10 +97,23 @@ class SuggestionAnswer(Answer):
                 "tags_remove": listed(s.tags_remove),
                 "anchor": s.anchor,
                 "diff": s.diff or None,
-                "diff_now": s.diff_now,
+                "diff_now": None if _same_lines(s.diff, s.diff_now) else s.diff_now,
                 "note": problem or s.note,
             }
         )
+
+
+def _same_lines(diff: str, now: str | None) -> bool:
+    """Whether the diff accepting makes now changes the same lines as the one written, at
+    other line numbers only: then it is sent once (as `diff`)."""
+    if now is None:
+        return False
+
+    def lines(text: str) -> list[str]:
+        # Past the header (`--- a v1`, `+++ b`), whose versions differ, and the hunks' lines.
+        return [line for line in text.splitlines()[2:] if not line.startswith("@@")]
+
+    return lines(diff) == lines(now)
 
 
 class Settled(Answer):
