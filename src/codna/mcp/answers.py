@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from codna.services import windows
 from codna.services.changes import EditResult
 from codna.services.outlines import outline_of
 from codna.services.pages import Page, PageSummary
@@ -111,10 +112,18 @@ class PageAnswer(Answer):
     """The body's size (outline)."""
     headings: list[Heading] | None = None
     """In page order (outline)."""
+    intro: str | None = None
+    """The text above the first heading (outline)."""
+    more: str | None = None
+    """How to read the rest, when the body is cut."""
 
     @classmethod
-    def of(cls, page: Page, *, outline: bool = False) -> PageAnswer:
+    def of(
+        cls, page: Page, *, outline: bool = False, part: windows.Window | None = None
+    ) -> PageAnswer:
         shape = outline_of(page.address, page.title, page.version, page.body) if outline else None
+        intro = windows.intro(page.body) if shape is not None else None
+        body = None if shape else (part.text if part is not None else page.body)
         return cls(
             address=page.address,
             title=page.title,
@@ -125,11 +134,13 @@ class PageAnswer(Answer):
             updated_by=page.updated_by,
             in_trash=page.in_trash or None,
             pending_suggestions=page.pending_suggestions or None,
-            body=None if shape else page.body,
+            body=body,
             chars=shape.size if shape else None,
             headings=[Heading(level=h.level, text=h.text, chars=h.chars) for h in shape.headings]
             if shape
             else None,
+            intro=intro,
+            more=part.how_to_go_on(page.address) if part is not None and not shape else None,
         )
 
 

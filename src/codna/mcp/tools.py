@@ -24,7 +24,7 @@ from codna.mcp.answers import (
 )
 from codna.mcp.server import CodnaMCP
 from codna.schemas import JsonVersion, edits_of
-from codna.services import changes, pages, reverts, revisions, search
+from codna.services import changes, pages, reverts, revisions, search, windows
 from codna.services.addresses import SPACES
 from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.members import Member
@@ -89,20 +89,39 @@ def register(server: CodnaMCP) -> None:
         ],
         version: a.OlderVersion = None,
         outline: Annotated[
-            bool, Field(description="true: each page's headings and sizes, not its body.")
+            bool,
+            Field(description="true: each page's headings, sizes and the text above them."),
         ] = False,
+        section: Annotated[
+            str | None, Field(description="One section, named as edits name it: 'Decision'.")
+        ] = None,
+        start: Annotated[int, Field(description="Character to start from.")] = 0,
     ) -> PagesAnswer:
         """Read one page or several: its Markdown body, version, and whether you may edit it.
+        At most 20,000 characters in all; a cut body's `more` says what to pass next.
         outline: see what long pages hold first."""
         if isinstance(address, str):
             found = [pages.read_page(me(), address=address, version=version)]
             missing: tuple[str, ...] = ()
-        elif version is not None:
-            raise InvalidRequest("version reads one page: give one address.", field="version")
+        elif version is not None or section is not None or start:
+            raise InvalidRequest(
+                "version, section and start read one page: give one address.",
+                field="version" if version is not None else "section" if section else "start",
+            )
         else:
             read = pages.read_pages(me(), addresses=address)
             found, missing = list(read.pages), read.missing
-        shown = [PageAnswer.of(page, outline=outline) for page in found]
+        share = windows.READ_BUDGET // max(1, len(found))  # the budget, shared out
+        shown = [
+            PageAnswer.of(
+                page,
+                outline=outline,
+                part=None
+                if outline
+                else windows.window(page.body, section=section, start=start, chars=share),
+            )
+            for page in found
+        ]
         return PagesAnswer(pages=shown, missing=list(missing) or None)
 
     @server.tool_for("read", title="A page's history", annotations=READ)
