@@ -23,7 +23,7 @@ from codna.mcp.answers import (
     Trashed,
 )
 from codna.mcp.server import CodnaMCP
-from codna.schemas import JsonVersion, edits_of
+from codna.schemas import JsonVersion, Number, edits_of
 from codna.services import changes, pages, reverts, revisions, search, windows
 from codna.services.addresses import SPACES
 from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
@@ -93,9 +93,11 @@ def register(server: CodnaMCP) -> None:
             Field(description="true: each page's headings, sizes and the text above them."),
         ] = False,
         section: Annotated[
-            str | None, Field(description="One section, named as edits name it: 'Decision'.")
+            str | None, Field(description="One section, named as edits name it.")
         ] = None,
-        start: Annotated[int, Field(description="Character to start from.")] = 0,
+        start: Annotated[
+            Number, Field(description="Character to start from.", json_schema_extra={"minimum": 0})
+        ] = 0,
     ) -> PagesAnswer:
         """Read one page or several: its Markdown body, version, and whether you may edit it.
         At most 20,000 characters in all; a cut body's `more` says what to pass next.
