@@ -122,3 +122,34 @@ def test_a_missing_page_may_be_made_by_a_writer_only(team: Team) -> None:
     assert not navigation.may_create(team.writer, address="wiki:plans/q1")  # there already
     pages.trash_page(team.writer, address="wiki:plans/q2")
     assert not navigation.may_create(team.writer, address="wiki:plans/q2")  # in the trash
+
+
+def test_a_save_that_changes_only_a_link_s_destination_moves_the_backlink(team: Team) -> None:
+    _wiki(team)
+    page = pages.read_page(team.writer, address="wiki:plans/q1")
+    changes.edit_page(
+        team.writer,
+        address="wiki:plans/q1",
+        edits=[Replace(old="../home.md#top", new="q2")],  # only the destination's text
+        base_version=page.version,
+    )
+    assert ("wiki:plans/q1", "Q1") in navigation.backlinks(team.reader, address="wiki:plans/q2")
+    assert ("wiki:plans/q1", "Q1") not in navigation.backlinks(team.reader, address="wiki:home")
+    # A fence opened far above a link hides it: judged on the whole page.
+    page = pages.read_page(team.writer, address="wiki:home")
+    changes.edit_page(
+        team.writer,
+        address="wiki:home",
+        edits=[Replace(old="See [the plan]", new="```\nSee [the plan]")],
+        base_version=page.version,
+    )
+    assert navigation.backlinks(team.reader, address="wiki:rules") == []
+
+
+def test_whether_a_member_reads_a_page_leaves_out_the_trash_and_others(team: Team) -> None:
+    _wiki(team)
+    assert navigation.reads(team.reader, address="wiki:home")
+    assert not navigation.reads(team.stranger, address="wiki:home")  # plans/ only
+    assert navigation.reads(team.stranger, address="wiki:plans/q1")
+    pages.trash_page(team.writer, address="wiki:plans/q1")
+    assert not navigation.reads(team.stranger, address="wiki:plans/q1")

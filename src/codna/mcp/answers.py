@@ -119,7 +119,7 @@ class PageAnswer(Answer):
 
     @classmethod
     def of(
-        cls, page: Page, *, outline: bool = False, part: windows.Window | None = None
+        cls, page: Page, *, outline: bool = False, part: windows.Part | None = None
     ) -> PageAnswer:
         shape = outline_of(page.address, page.title, page.version, page.body) if outline else None
         intro = windows.intro(page.body) if shape is not None else None

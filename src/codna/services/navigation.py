@@ -220,3 +220,20 @@ def may_create(actor: Member, *, address: str) -> bool:
             sa.select(pages.c.id).where(pages.c.space == where.space, pages.c.path == where.path)
         ).first()
     return taken is None
+
+
+def reads(actor: Member, *, address: str) -> bool:
+    """Whether the actor can read the page at `address`, out of the trash: one indexed query,
+    the page's text left unread. Raises InvalidRequest (a bad address)."""
+    where = parse_address(address, want="page")
+    with database().read() as conn:
+        mine = rights(conn, actor)
+        found = conn.execute(
+            sa.select(pages.c.id).where(
+                pages.c.space == where.space,
+                pages.c.path == where.path,
+                pages.c.trashed_at.is_(None),
+                mine.readable(),
+            )
+        ).first()
+    return found is not None

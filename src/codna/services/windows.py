@@ -26,7 +26,7 @@ def intro(body: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Window:
+class Part:
     """`text`, the characters `start` to `end` of the body (or of its `section`), of
     `total` in it."""
 
@@ -55,7 +55,7 @@ class Window:
 
 def window(
     body: str, *, section: str | None = None, start: int = 0, chars: int = READ_BUDGET
-) -> Window:
+) -> Part:
     """The part of `body` asked for: its `section` (a heading's name, `Decision > Limits` or
     `## Limits`, with what is under it) or the whole body, from character `start`, at most
     `chars` of it. Raises InvalidRequest (a section that is not there, or names several; a
@@ -90,4 +90,4 @@ def window(
             total=len(text),
         )
     end = min(len(text), start + chars)
-    return Window(text[start:end], start, end, len(text), section)
+    return Part(text[start:end], start, end, len(text), section)

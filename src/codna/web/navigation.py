@@ -9,9 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import RedirectResponse, Response
 
-from codna.errors import NotFound
 from codna.schemas import UrlNumber
-from codna.services import navigation, pages
+from codna.services import navigation
 from codna.services.addresses import Address, parse_address
 from codna.services.limits import PAGES, RECENT
 from codna.services.members import Member
@@ -27,11 +26,7 @@ HOME_PAGE = "wiki:home"  # the wiki's home page, where signing in lands when the
 
 
 def _home(member: Member) -> str:
-    try:
-        pages.read_page(member, address=HOME_PAGE)
-    except NotFound:
-        return "/p/wiki/"
-    return page_url(HOME_PAGE)
+    return page_url(HOME_PAGE) if navigation.reads(member, address=HOME_PAGE) else "/p/wiki/"
 
 
 @router.get("/home")
