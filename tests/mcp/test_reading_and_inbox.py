@@ -106,6 +106,30 @@ async def test_a_search_within_a_folder_finds_only_the_pages_under_it(
     assert other == {"hits": [], "note": f"No page you can read matches {word}."}
 
 
+async def test_search_narrowed_to_a_tag_finds_only_the_pages_with_it(app: InProcessServer) -> None:
+    word, folder = unique("tagword"), unique("wiki:tagged-")
+    with app.api("writer") as api:
+        for name, tags in (("one", ["perf"]), ("two", ["Perf", "api"]), ("three", [])):
+            made = api.post(
+                "/api/v1/pages",
+                json={
+                    "address": f"{folder}/{name}",
+                    "title": name,
+                    "body": f"A {word}.\n",
+                    "tags": tags,
+                },
+            )
+            assert made.status_code == 201, made.text
+    async with app.mcp("agent") as client:
+        agent = Calls(client)
+        perf = await agent("search_documents", query=word, tag=" PERF ")
+        none = await agent("search_documents", query=word, tag="draft")
+        refused = await client.call_tool("search_documents", {"query": word, "tag": "x" * 200})
+    assert sorted(hit["address"] for hit in perf["hits"]) == [f"{folder}/one", f"{folder}/two"]
+    assert none == {"hits": [], "note": f"No page you can read tagged draft matches {word}."}
+    assert refusal(refused)["code"] == "invalid_request" and refusal(refused)["field"] == "tag"
+
+
 async def test_an_agent_trashes_and_restores_its_own_output_page_but_not_a_wiki_page(
     app: InProcessServer,
 ) -> None:

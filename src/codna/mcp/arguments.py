@@ -31,10 +31,10 @@ from codna.services.limits import (
 OPS = {
     "replace": "{old,new}: old, found exactly once, becomes new.",
     "insert_after": "{anchor,text}: text goes right after the one anchor.",
-    "insert_before": "{anchor,text}: text goes right before the one anchor.",
-    "append": "{text}: text goes at the end.",
+    "insert_before": "{anchor,text}: right before it.",
+    "append": "{text}: at the end.",
     "replace_section": "{heading,body}: what is under the heading becomes body.",
-    "delete_section": "{heading}: the heading and what is under it go.",
+    "delete_section": "{heading}: the heading and its section go.",
 }
 
 
@@ -48,14 +48,13 @@ def _compact_edits(description: str | None = None) -> dict[str, Any]:
         "maxItems": MAX_EDITS,
         "description": description
         or (
-            "Applied in order, all or none; each quotes exact text of the page, never a whole "
-            "body. "
+            "In order, all or none; each quotes exact text of the page, never a whole body. "
             + " ".join(f"{op} {what}" for op, what in OPS.items())
             + " A heading is named by its text ('Limits', '### Limits' or 'Decision > Limits')."
             " Text that starts a block (a heading, list, fence, quote, table row, rule, or"
-            " lines ending in a newline) becomes a block of its own, a blank line apart (none"
-            " within one list, table or quote); mid-line, text with a newline splits the line."
-            " Other text goes in exactly there."
+            " lines ending in a newline) becomes its own block, a blank line apart (none"
+            " within one list, table or quote); mid-line, text with a newline splits the line;"
+            " other text goes in exactly there."
             ' Example: [{"op":"replace","old":"At most ten.","new":"At most twelve."}]'
         ),
         "items": {
@@ -66,15 +65,13 @@ def _compact_edits(description: str | None = None) -> dict[str, Any]:
     }
 
 
-Address = Annotated[str, Field(description="space:path, such as wiki:team/plan.")]
+Address = Annotated[str, Field(description="Such as wiki:team/plan.")]
 Place = Annotated[
     str | None,
-    Field(description="A space (wiki:) or folder (wiki:decisions/); default everywhere."),
+    Field(description="A space (wiki:) or folder (wiki:decisions/); default all."),
 ]
-AtVersion = Annotated[Version, Field(description="A version number, such as 3.")]
-OlderVersion = Annotated[
-    Version | None, Field(description="An older version to read, such as 3; default the latest.")
-]
+AtVersion = Annotated[Version, Field(description="Such as 3.")]
+OlderVersion = Annotated[Version | None, Field(description="An older one, such as 3.")]
 BaseVersion = Annotated[
     Version | None,
     Field(description="The version you read, such as 3; refused (conflict) if the page moved on."),
@@ -82,40 +79,32 @@ BaseVersion = Annotated[
 # A suggestion's base is kept, never refused for being old: its diff is against it.
 SuggestedBase = Annotated[
     Version | None,
-    Field(description="The version you read, such as 3: the edits must apply to it and now."),
+    Field(description="The version you read, such as 3: the edits apply to it and now."),
 ]
 Edits = Annotated[Any, WithJsonSchema(_compact_edits())]
 # The same edits, said once in the tool list: edit_document's describes them.
-SuggestedEdits = Annotated[
-    Any, WithJsonSchema(_compact_edits("The edits, exactly as edit_document's edits."))
-]
+SuggestedEdits = Annotated[Any, WithJsonSchema(_compact_edits("Exactly as edit_document's edits."))]
 Title = Annotated[str | None, Field(description="A new title, such as 'Agents suggest'.")]
-Tags = Annotated[list[str] | None, Field(description="Tags, such as ['perf', 'api'].")]
+Tags = Annotated[list[str] | None, Field(description="Such as ['perf', 'api'].")]
 NewTags = Annotated[
-    list[str] | None, Field(description="All the page's tags afterwards, such as ['perf'].")
+    list[str] | None, Field(description="All its tags afterwards, such as ['perf'].")
 ]
-TagsAdd = Annotated[list[str] | None, Field(description="Tags to add, such as ['perf'].")]
-TagsRemove = Annotated[list[str] | None, Field(description="Tags to remove, such as ['draft'].")]
-Summary = Annotated[
-    str | None, Field(description="One line for the history, such as 'Fix the limit'.")
-]
+TagsAdd = Annotated[list[str] | None, Field(description="Such as ['perf'].")]
+TagsRemove = Annotated[list[str] | None, Field(description="Such as ['draft'].")]
+Summary = Annotated[str | None, Field(description="For the history, such as 'Fix the limit'.")]
 Reason = Annotated[
     str,
     Field(description=f"Why, in a sentence or two (at most {MAX_REASON_CHARS} characters)."),
 ]
 DecisionReason = Annotated[
-    str | None, Field(description="Why, for the suggester, such as 'We list no alternatives'.")
+    str | None, Field(description="For the suggester, such as 'We list no alternatives'.")
 ]
-DryRun = Annotated[
-    bool, Field(description="true: run every check and show the diff; save nothing.")
-]
+DryRun = Annotated[bool, Field(description="true: check all, show the diff, save nothing.")]
 Status = Annotated[
     Literal["pending", "accepted", "rejected", "withdrawn"] | None,
-    Field(description="Only suggestions with this status."),
+    Field(description="Only with this status."),
 ]
-Kind = Annotated[
-    Literal["change", "link"] | None, Field(description="Only suggested changes, or links.")
-]
+Kind = Annotated[Literal["change", "link"] | None, Field(description="Only changes, or links.")]
 Offset = Annotated[
     Number,
     Field(description="How many to skip.", json_schema_extra={"minimum": 0}),
@@ -137,11 +126,11 @@ InboxLimit = Annotated[Number, _limit(INBOX)]
 HistoryLimit = Annotated[Number, _limit(HISTORY)]
 After = Annotated[
     Number | None,
-    Field(description="Only notifications newer than this one: the latest you saw."),
+    Field(description="The latest you saw: only what is newer."),
 ]
 NotificationIds = Annotated[
     list[Number] | None,
-    Field(description="Notification ids from inbox, such as [41, 42]; default all."),
+    Field(description="From inbox, such as [41, 42]; default all."),
 ]
 
 SuggestionKind = Literal["change", "link"]
@@ -152,11 +141,11 @@ def _id(description: str) -> Any:
     return Field(description=description, strict=True, json_schema_extra={"minimum": 1})
 
 
-SuggestionId = Annotated[int, _id("A suggested change's id, such as 12.")]
-LinkSuggestionId = Annotated[int, _id("A suggested link's id, such as 5.")]
+SuggestionId = Annotated[int, _id("A suggested change's, such as 12.")]
+LinkSuggestionId = Annotated[int, _id("A suggested link's, such as 5.")]
 OneSuggestionId = Annotated[
     int | None,
-    _id("One in full, with edits and diffs, such as 12 (give kind link for a link's)."),
+    _id("One in full, such as 12 (kind link for a link's)."),
 ]
 Decision = Annotated[
     Literal["accept", "reject"],

@@ -28,12 +28,12 @@ def register(server: CodnaMCP) -> None:
         after: a.After = None,
         since: Annotated[
             datetime | None,
-            Field(description="Only what came after this time, such as 2026-05-04T09:00:00Z."),
+            Field(description="Only what is newer, such as 2026-05-04T09:00:00Z."),
         ] = None,
         limit: a.InboxLimit = INBOX.default,
     ) -> InboxAnswer:
-        """Decisions on what you suggested (accepted, rejected, reverted, and why), unread
-        first, and what waits on your decision. Pass latest as after next time."""
+        """Decisions on what you suggested (accepted, rejected, reverted, why), unread first,
+        and what waits on you. Pass latest as after next time."""
         box = inbox.inbox(me(), limit=limit, since=since, after=after)
         total = box.suggested_changes.total + box.suggested_links.total
         notes = []
@@ -56,5 +56,5 @@ def register(server: CodnaMCP) -> None:
     def mark_read(
         ids: a.NotificationIds = None,
     ) -> Marked:
-        """Mark notifications of your inbox read, so the next look shows what is new."""
+        """Mark inbox notifications read."""
         return Marked(marked=inbox.mark_read(me(), ids=ids))

@@ -178,7 +178,7 @@ class CodnaMCP(MCPServer[Any]):
                     update={
                         "description": " ".join((tool.description or "").split()) or None,
                         "input_schema": compact.schema(tool.input_schema),
-                        "output_schema": compact.result_schema(compact.schema(tool.output_schema)),
+                        "output_schema": compact.RESULT_SCHEMA,
                     }
                 )
                 for tool in await super().list_tools()

@@ -31,8 +31,8 @@ from codna.services.limits import PENDING, SUGGESTIONS
 from codna.services.members import Member
 from codna.settings import base_url
 
-SUGGEST = ToolAnnotations(read_only_hint=False, destructive_hint=False)
-DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
+SUGGEST = ToolAnnotations(destructive_hint=False)
+DECIDE = ToolAnnotations(destructive_hint=False)
 
 
 def _url(page: str, kind: str, number: int) -> str:
@@ -67,8 +67,9 @@ def register(server: CodnaMCP) -> None:
         dry_run: a.DryRun = False,
     ) -> Suggested:
         """Propose a change to a page you may not edit: an editor accepts it (a revision
-        naming you and your reason) or rejects it. Refused if the edits do not apply, and for
-        good if the same change was rejected. At most 20 waiting per page, 200 in all."""
+        naming you and your reason) or rejects it. Refused if the edits do not apply, or the
+        same change was rejected. At most 20 waiting per page, 200 in all. Answers its id
+        and a url for your run page."""
         made = suggestions.suggest_edit(
             me(),
             address=address,
@@ -94,18 +95,16 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("suggest", title="Suggest a link", annotations=SUGGEST)
     def suggest_link(
         address: a.Address,
-        target: Annotated[
-            str, Field(description="The page to link to, such as wiki:decisions/0001-pages.")
-        ],
+        target: Annotated[str, Field(description="To link to, such as wiki:decisions/0001-pages.")],
         reason: a.Reason,
         anchor: Annotated[
             str | None,
-            Field(description="Text on the page that becomes the link (found exactly once)."),
+            Field(description="Text on the page, found once, that becomes the link."),
         ] = None,
         dry_run: a.DryRun = False,
     ) -> Suggested:
-        """Propose a link from a page to another you can read, on anchor text or at the end;
-        an editor decides."""
+        """Propose a link to a page you can read, on anchor text or at the end; an editor
+        decides."""
         made = links.suggest_link(
             me(), address=address, target=target, reason=reason, anchor=anchor, dry_run=dry_run
         )
@@ -118,8 +117,8 @@ def register(server: CodnaMCP) -> None:
         address: Annotated[
             str | None,
             Field(
-                description="A page, folder (wiki:decisions/) or space (wiki:): the suggestions "
-                "there you may decide, and yours. Default: yours."
+                description="A page, folder (wiki:decisions/) or space (wiki:): those you may "
+                "decide, and yours. Default: yours."
             ),
         ] = None,
         status: a.Status = None,
@@ -128,8 +127,8 @@ def register(server: CodnaMCP) -> None:
         limit: a.SuggestionsLimit = SUGGESTIONS.default,
         offset: a.Offset = 0,
     ) -> SuggestionList:
-        """A page's suggestions, or your own, newest first: what became of them (accepted,
-        rejected and why, reverted), whether a pending one still applies."""
+        """Suggestions, newest first: what became of them (accepted, rejected and why,
+        reverted), whether a pending one still applies."""
         if suggestion_id is not None:
             return SuggestionList(suggestions=[_one(me(), kind or "change", suggestion_id)])
         # Each kind is its own list, newest first, paged by the same limit and offset.
@@ -157,12 +156,12 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool_for("suggest", title="Withdraw a suggestion", annotations=SUGGEST)
     def withdraw_suggestion(suggestion_id: a.SuggestionId) -> Settled:
-        """Take back a suggested change of yours that still waits."""
+        """Take back a suggested change of yours that waits."""
         return Settled.of(suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id))
 
     @server.tool_for("suggest", title="Withdraw a suggested link", annotations=SUGGEST)
     def withdraw_link_suggestion(suggestion_id: a.LinkSuggestionId) -> Settled:
-        """Take back a suggested link of yours that still waits."""
+        """Take back a suggested link of yours that waits."""
         return Settled.of(links.withdraw_link(me(), suggestion_id=suggestion_id))
 
     @server.tool_for("decide", title="What waits on you", annotations=READ)
@@ -170,13 +169,13 @@ def register(server: CodnaMCP) -> None:
         kind: a.Kind = None,
         address: Annotated[
             str | None,
-            Field(description="Only on this page, or in this folder (wiki:decisions/) or space."),
+            Field(description="A page, folder (wiki:decisions/) or space."),
         ] = None,
         limit: a.PendingLimit = PENDING.default,
         offset: a.Offset = 0,
     ) -> Pending:
-        """Suggestions waiting on your decision, on pages you can edit, newest first, each
-        with its diff (and the diff accepting would make now, when the page moved on)."""
+        """Suggestions waiting on your decision, newest first, each with its diff (and what
+        accepting does now, if the page moved on)."""
         waiting = inbox.pending_decisions(
             me(), kind=kind, address=address, limit=limit, offset=offset
         )
@@ -200,9 +199,8 @@ def register(server: CodnaMCP) -> None:
     def decide_edit_suggestion(
         suggestion_id: a.SuggestionId, decision: a.Decision, reason: a.DecisionReason = None
     ) -> Settled:
-        """Accept or reject a suggested change on a page you can edit: accepting makes one
-        revision in your name that names the suggester and their reason. One decision
-        settles it."""
+        """Accept or reject a suggested change: accepting makes one revision in your name
+        that names the suggester and their reason."""
         change = suggestions.decide_edit_suggestion(
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
@@ -212,8 +210,8 @@ def register(server: CodnaMCP) -> None:
     def decide_link_suggestion(
         suggestion_id: a.LinkSuggestionId, decision: a.Decision, reason: a.DecisionReason = None
     ) -> Settled:
-        """Accept or reject a suggested link on a page you can edit: accepting adds it, one
-        revision in your name."""
+        """Accept or reject a suggested link: accepting adds it, one revision in your
+        name."""
         decided = links.decide_link(
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )

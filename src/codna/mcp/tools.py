@@ -30,8 +30,8 @@ from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.members import Member
 
 READ = ToolAnnotations(read_only_hint=True)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False)
-UNDO = ToolAnnotations(read_only_hint=False, destructive_hint=True)
+WRITE = ToolAnnotations(destructive_hint=False)
+UNDO = ToolAnnotations(destructive_hint=True)
 
 
 def more(count: int, limit: int, offset: int) -> str | None:
@@ -50,19 +50,21 @@ def register(server: CodnaMCP) -> None:
         query: Annotated[
             str,
             Field(
-                description='Words that must all match; "a phrase" in quotes, a prefix with *, '
-                'such as: suggested "edit language" mark*'
+                description='All must match; "a phrase", a prefix*, such as: '
+                'suggested "edit language" mark*'
             ),
         ],
         within: a.Place = None,
+        tag: Annotated[str | None, Field(description="Only pages with it, such as 'perf'.")] = None,
         limit: a.HitsLimit = SEARCH.default,
     ) -> Hits:
         """Find pages by their words, best first."""
         space, folder = None, within
         if within is not None and within.rstrip(":") in SPACES and not within.endswith("/"):
             space, folder = within.rstrip(":"), None
-        found = search.search(me(), query=query, space=space, folder=folder, limit=limit)
-        note = None if found else f"No page you can read matches {query}."
+        found = search.search(me(), query=query, space=space, folder=folder, tag=tag, limit=limit)
+        tagged = f" tagged {tag}" if tag else ""
+        note = None if found else f"No page you can read{tagged} matches {query}."
         return Hits(hits=[Hit.of(hit) for hit in found], note=note)
 
     @server.tool_for("read", title="List pages", annotations=READ)
@@ -71,7 +73,7 @@ def register(server: CodnaMCP) -> None:
         limit: a.PagesLimit = PAGES.default,
         offset: a.Offset = 0,
     ) -> PageList:
-        """List the pages you can read in a space or folder, by address."""
+        """The pages you can read in a space or folder, by address."""
         found = pages.list_pages(me(), address=address, limit=limit, offset=offset)
         if not found:
             where = f" in {address}" if address else ""
@@ -83,25 +85,21 @@ def register(server: CodnaMCP) -> None:
         address: Annotated[
             str | list[str],
             Field(
-                description="A page's space:path, or a list of up to "
-                f"{READ_MANY}, such as ['wiki:decisions/0001-pages', 'wiki:decisions/0002-x']."
+                description=f"A page's, or up to {READ_MANY}, such as ['wiki:team/plan', 'wiki:x']."
             ),
         ],
         version: a.OlderVersion = None,
         outline: Annotated[
             bool,
-            Field(description="true: each page's headings, sizes and the text above them."),
+            Field(description="true: headings, sizes and the text above them."),
         ] = False,
-        section: Annotated[
-            str | None, Field(description="One section, named as edits name it.")
-        ] = None,
+        section: Annotated[str | None, Field(description="One, named as edits name it.")] = None,
         start: Annotated[
             Number, Field(description="Character to start from.", json_schema_extra={"minimum": 0})
         ] = 0,
     ) -> PagesAnswer:
-        """Read one page or several: its Markdown body, version, and whether you may edit it.
-        At most 20,000 characters in all; a cut body's `more` says what to pass next.
-        outline: see what long pages hold first."""
+        """One page or several: Markdown body, version (your base_version next), editable.
+        At most 20,000 characters in all; a cut body's more says what to pass next."""
         if isinstance(address, str):
             found = [pages.read_page(me(), address=address, version=version)]
             missing: tuple[str, ...] = ()
@@ -130,7 +128,7 @@ def register(server: CodnaMCP) -> None:
     def document_history(
         address: a.Address, limit: a.HistoryLimit = HISTORY.default, offset: a.Offset = 0
     ) -> History:
-        """A page's revisions, newest first: who made each, why, and how."""
+        """A page's revisions, newest first: who, why, how."""
         found = revisions.history(me(), address=address, limit=limit, offset=offset)
         # Version 1 is the first revision: until it is listed, older ones are left out.
         older = bool(found) and found[-1].version > 1
@@ -139,18 +137,18 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool_for("read", title="Read a revision", annotations=READ)
     def read_revision(address: a.Address, version: a.AtVersion) -> RevisionRead:
-        """One revision of a page whole: body, title and tags, who made it and why (such as
-        a suggestion's accepted_version)."""
+        """One revision whole, who made it and why (such as a suggestion's
+        accepted_version)."""
         return RevisionRead.whole(revisions.read_revision(me(), address=address, version=version))
 
     @server.tool_for("create", title="Create a page", annotations=WRITE)
     def create_document(
         address: a.Address,
-        title: Annotated[str, Field(description="The page's title, such as 'Run of 4 May'.")],
-        body: Annotated[str, Field(description="The Markdown body.")] = "",
+        title: Annotated[str, Field(description="Such as 'Run of 4 May'.")],
+        body: Annotated[str, Field(description="Markdown.")] = "",
         tags: a.Tags = None,
     ) -> Changed:
-        """Create a page. An agent creates its pages under output:<its name>/, such as
+        """Create a page; an agent, under output:<its name>/, such as
         output:checker/runs/2026-05-04."""
         made = pages.create_page(me(), address=address, title=title, body=body, tags=tags or [])
         return Changed.made(made)
@@ -167,8 +165,8 @@ def register(server: CodnaMCP) -> None:
         base_version: a.BaseVersion = None,
         dry_run: a.DryRun = False,
     ) -> Changed:
-        """Change a page you may edit (editable true). A refused edit changes nothing and says
-        which edit and why."""
+        """Change a page you may edit (editable true). A refusal says which edit and why, and
+        changes nothing."""
         edited = changes.edit_page(
             me(),
             address=address,
@@ -186,23 +184,23 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("edit", title="Revert or restore", annotations=UNDO)
     def revert_document(
         address: a.Address,
-        version: Annotated[JsonVersion, Field(description="The revision to undo, such as 4.")],
+        version: Annotated[JsonVersion, Field(description="To undo, such as 4.")],
         restore: Annotated[
-            bool, Field(description="true: make the page as it was at version instead.")
+            bool, Field(description="true: make the page as it was at version.")
         ] = False,
         summary: a.Summary = None,
     ) -> Changed:
-        """Undo one revision as a new one, keeping later changes (conflict where they touch
-        the same text); or restore a version."""
+        """Undo one revision, keeping later changes (conflict where they touch its text); or
+        restore a version."""
         operation = reverts.restore_version if restore else reverts.revert_revision
         return Changed.of(operation(me(), address=address, version=version, summary=summary))
 
     @server.tool_for("manage", title="Trash a page", annotations=UNDO)
     def trash_document(
         address: a.Address,
-        restore: Annotated[bool, Field(description="true: bring it back from the trash.")] = False,
+        restore: Annotated[bool, Field(description="true: bring it back.")] = False,
     ) -> Trashed:
-        """Move a page you manage to the trash (an agent: its own, under output:<its name>/)."""
+        """Trash a page you manage (an agent: its own, under output:<its name>/)."""
         operation = pages.restore_page if restore else pages.trash_page
         page = operation(me(), address=address)
         return Trashed(address=page.address, in_trash=page.in_trash)
