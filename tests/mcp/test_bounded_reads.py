@@ -4,8 +4,11 @@ text above the headings, where a record's status line is."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from codna.mcp.budget import ANSWER_CHARS, PAGE_FIELDS
 from codna.services.windows import READ_BUDGET
 from tests.conftest import InProcessServer, one_page, refusal, structured, unique
 
@@ -19,21 +22,46 @@ LONG = (
 )
 
 
-async def test_a_long_page_comes_a_window_at_a_time(app: InProcessServer) -> None:
+async def test_a_long_page_comes_a_window_at_a_time_each_answer_within_the_budget(
+    app: InProcessServer,
+) -> None:
+    """Following `more` from the start reads the page exactly, each answer as sent (a newline
+    sent as two characters) within ANSWER_CHARS; the last window says nothing more to pass."""
+    address = unique()
+    app.create_page(address, LONG)
+    read, sizes, start = "", [], 0
+    async with app.mcp("reader") as reader:
+        while True:
+            result = await reader.call_tool("read_document", {"address": address, "start": start})
+            sizes.append(len(result.content[0].text))  # type: ignore[union-attr]
+            page = one_page(result)
+            read += page["body"]
+            told = re.search(r"pass start=(\d+)", page["more"])
+            if told is None:
+                break
+            assert int(told[1]) == start + len(page["body"]) and f"{len(LONG):,}" in page["more"]
+            start = int(told[1])
+    assert read == LONG and len(sizes) <= -(-len(LONG) // (ANSWER_CHARS - PAGE_FIELDS - 500))
+    assert max(sizes) <= ANSWER_CHARS and min(sizes[:-1]) > ANSWER_CHARS - PAGE_FIELDS - 500
+
+
+async def test_a_long_revision_comes_a_window_at_a_time(app: InProcessServer) -> None:
     address = unique()
     app.create_page(address, LONG)
     async with app.mcp("reader") as reader:
-        first = one_page(await reader.call_tool("read_document", {"address": address}))
-        second = one_page(
-            await reader.call_tool("read_document", {"address": address, "start": READ_BUDGET})
+        first = structured(
+            await reader.call_tool("read_revision", {"address": address, "version": 1})
         )
-        last = one_page(
-            await reader.call_tool("read_document", {"address": address, "start": len(LONG) - 10})
+        start = int(re.search(r"pass start=(\d+)", first["more"])[1])  # type: ignore[index]
+        rest = structured(
+            await reader.call_tool(
+                "read_revision", {"address": address, "version": 1, "start": start}
+            )
         )
-    assert first["body"] == LONG[:READ_BUDGET]
-    assert f"pass start={READ_BUDGET}" in first["more"] and f"{len(LONG):,}" in first["more"]
-    assert second["body"] == LONG[READ_BUDGET : 2 * READ_BUDGET]
-    assert last["body"] == LONG[-10:] and "pass start" not in last["more"]
+    assert start == len(first["body"]) and LONG.startswith(first["body"])
+    assert rest["body"] == LONG[start : start + len(rest["body"])]
+    assert "section" not in first["more"] and f"{address} v1" in first["more"]
+    assert len(first["body"]) > ANSWER_CHARS - PAGE_FIELDS - 500
 
 
 async def test_a_section_comes_alone_and_an_outline_has_the_status_line(

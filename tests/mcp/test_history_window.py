@@ -53,5 +53,5 @@ async def test_a_history_window_beyond_its_bounds_is_refused_as_invalid_request(
         tools = {tool.name: tool for tool in (await mcp.list_tools()).tools}
     arguments = tools["document_history"].input_schema["properties"]
     assert arguments["limit"]["maximum"] == HISTORY.most
-    assert arguments["limit"]["default"] == HISTORY.default
+    assert arguments["limit"]["default"] == HISTORY.to_model
     assert "minimum" not in arguments["offset"]  # 0 goes without saying; a refusal says it

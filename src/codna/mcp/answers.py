@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from codna.mcp import budget
 from codna.services import windows
 from codna.services.changes import EditResult
 from codna.services.outlines import outline_of
@@ -187,16 +188,19 @@ class RevisionRead(RevisionAnswer):
     tags: list[str] | None = None
     """Its tags at that version."""
     body: str
-    """Markdown, as the page was at that version."""
+    """Markdown, as the page was at that version: at most READ_BUDGET characters of it."""
+    more: str | None = None
+    """How to read the rest, when the body is cut."""
 
     @classmethod
-    def whole(cls, revision: Revision) -> RevisionRead:
+    def window(cls, revision: Revision, part: windows.Part) -> RevisionRead:
         return cls(
             **RevisionAnswer.of(revision).model_dump(),
             address=revision.address,
             title=revision.title,
             tags=listed(revision.tags),
-            body=revision.body or "",
+            body=part.text,
+            more=part.how_to_go_on(f"{revision.address} v{revision.version}", sections=False),
         )
 
 
@@ -224,12 +228,13 @@ class Changed(Answer):
     @classmethod
     def of(cls, result: EditResult) -> Changed:
         page = result.page
+        rest = "read_document shows the page." if result.saved else "the edits say the rest."
         return cls(
             address=page.address,
             version=page.version,
             saved=result.saved,
             summary=result.summary,
-            diff=result.diff,
+            diff=budget.clipped(result.diff, budget.EDIT_DIFF_CHARS, rest),
         )
 
     @classmethod

@@ -105,6 +105,9 @@ Status = Annotated[
     Field(description="Only with this status."),
 ]
 Kind = Annotated[Literal["change", "link"] | None, Field(description="Only changes, or links.")]
+Start = Annotated[
+    Number, Field(description="Character to start from.", json_schema_extra={"minimum": 0})
+]
 Offset = Annotated[
     Number,
     Field(description="How many to skip.", json_schema_extra={"minimum": 0}),

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from codna.mcp import arguments as a
+from codna.mcp import budget
 from codna.mcp.server import CodnaMCP
 from codna.mcp.suggestion_answers import InboxAnswer, Marked, NotificationAnswer
 from codna.mcp.suggestion_tools import SUGGEST
@@ -30,7 +31,7 @@ def register(server: CodnaMCP) -> None:
             datetime | None,
             Field(description="Only what is newer, such as 2026-05-04T09:00:00Z."),
         ] = None,
-        limit: a.InboxLimit = INBOX.default,
+        limit: a.InboxLimit = INBOX.to_model,
     ) -> InboxAnswer:
         """Decisions on what you suggested (accepted, rejected, reverted, why), unread first,
         and what waits on you. Pass latest as after next time."""
@@ -43,10 +44,16 @@ def register(server: CodnaMCP) -> None:
             notes.append(
                 "No decisions on your suggestions" + (" since then." if after or since else ".")
             )
+        decisions = budget.fit([NotificationAnswer.of(n) for n in box.decisions])
+        if len(decisions) < len(box.decisions):
+            notes.append(
+                f"Cut to {len(decisions)} to stay within {budget.ANSWER_CHARS:,} characters: "
+                "mark_read these, then look again."
+            )
         return InboxAnswer(
             changes_waiting=[s.id for s in box.suggested_changes.items] or None,
             links_waiting=[s.id for s in box.suggested_links.items] or None,
-            decisions=[NotificationAnswer.of(n) for n in box.decisions],
+            decisions=decisions,
             unread=box.unread,
             latest=box.latest,
             note=" ".join(notes) or None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal, cast
 
+from codna.mcp import budget, compact
 from codna.mcp.answers import Answer, listed
 from codna.mcp.arguments import SuggestionKind
 from codna.services.attribution import named
@@ -65,9 +66,17 @@ class SuggestionAnswer(Answer):
     """Why it no longer applies, or that the page moved on."""
 
     @classmethod
-    def of(cls, s: Suggestion, *, full: bool = False, edits: bool = True) -> SuggestionAnswer:
+    def of(
+        cls,
+        s: Suggestion,
+        *,
+        full: bool = False,
+        edits: bool = True,
+        diff_chars: int = budget.DIFF_CHARS,
+    ) -> SuggestionAnswer:
         """A suggestion of either kind: brief in a list; `full`, with its edits (unless not
-        `edits`), diffs and anchor."""
+        `edits`, or too long to show: its diff says what they do), diffs and anchor, each
+        diff within `diff_chars`."""
         brief = cls(
             suggestion_id=s.id,
             kind=cast(SuggestionKind, s.kind),
@@ -88,17 +97,29 @@ class SuggestionAnswer(Answer):
             problem = s.not_applying.to_editor() if deciding else s.not_applying.to_suggester()
         if not full:
             return brief.model_copy(update={"note": problem}) if problem else brief
+        shown = list(s.edits) or None if edits else None
+        note = problem or s.note
+        if shown and len(compact.text(shown)) > diff_chars:
+            shown = None
+            left_out = "Its edits are too long to show; its diff says what they do."
+            note = f"{note} {left_out}" if note else left_out
+        if diff_chars < budget.DIFF_CHARS:
+            rest = f"list_suggestions with suggestion_id={s.id} shows more."
+        else:
+            rest = "its edits say the rest." if shown else "the web review shows it whole."
         return brief.model_copy(
             update={
                 "base_version": s.base_version,
-                "edits": list(s.edits) or None if edits else None,
+                "edits": shown,
                 "title": s.title,
                 "tags_add": listed(s.tags_add),
                 "tags_remove": listed(s.tags_remove),
                 "anchor": s.anchor,
-                "diff": s.diff or None,
-                "diff_now": None if _same_lines(s.diff, s.diff_now) else s.diff_now,
-                "note": problem or s.note,
+                "diff": budget.clipped(s.diff or None, diff_chars, rest),
+                "diff_now": None
+                if _same_lines(s.diff, s.diff_now)
+                else budget.clipped(s.diff_now, diff_chars, rest),
+                "note": note,
             }
         )
 

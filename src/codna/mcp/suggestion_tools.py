@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from codna.mcp import arguments as a
+from codna.mcp import budget
 from codna.mcp.server import CodnaMCP
 from codna.mcp.suggestion_answers import (
     Pending,
@@ -46,6 +47,17 @@ def _url(page: str, kind: str, number: int) -> str:
 def _one(member: Member, kind: str, number: int) -> SuggestionAnswer:
     read = links.read_link if kind == "link" else suggestions.read_suggestion
     return SuggestionAnswer.of(read(member, suggestion_id=number), full=True)
+
+
+def _go_on(shown: list[SuggestionAnswer], offset: int, kind: str | None) -> str:
+    """How to go on from a list of suggestions cut to fit the budget: each kind is paged
+    apart, so the offset is given for each kind listed."""
+    counts = {k: sum(1 for s in shown if s.kind == k) for k in ("change", "link")}
+    kinds = [kind] if kind else [k for k, n in counts.items() if n]
+    rest = ", or ".join(f"kind={k} with offset={offset + counts[k]}" for k in kinds)
+    if kind:
+        rest = f"offset={offset + counts[kind]}"
+    return f"Cut to {len(shown)} to stay within {budget.ANSWER_CHARS:,} characters: pass {rest}."
 
 
 def register(server: CodnaMCP) -> None:
@@ -82,13 +94,14 @@ def register(server: CodnaMCP) -> None:
             base_version=base_version,
             dry_run=dry_run,
         )
+        diff = budget.clipped(made.diff, budget.EDIT_DIFF_CHARS, "the edits you sent say the rest.")
         if made.suggestion is None:
-            return Suggested(saved=False, diff=made.diff)
+            return Suggested(saved=False, diff=diff)
         number = made.suggestion.id
         return Suggested(
             suggestion_id=number,
             saved=True,
-            diff=made.diff,
+            diff=diff,
             url=_url(made.suggestion.page, "change", number),
         )
 
@@ -124,7 +137,7 @@ def register(server: CodnaMCP) -> None:
         status: a.Status = None,
         kind: a.Kind = None,
         suggestion_id: a.OneSuggestionId = None,
-        limit: a.SuggestionsLimit = SUGGESTIONS.default,
+        limit: a.SuggestionsLimit = SUGGESTIONS.to_model,
         offset: a.Offset = 0,
     ) -> SuggestionList:
         """Suggestions, newest first: what became of them (accepted, rejected and why,
@@ -147,8 +160,10 @@ def register(server: CodnaMCP) -> None:
             found += [(s.created_at, SuggestionAnswer.of(s)) for s in made]
             notes.append(more(len(made), limit, offset))
         found.sort(key=lambda pair: pair[0], reverse=True)
-        listed = [answer for _, answer in found]
+        listed = budget.fit([answer for _, answer in found])
         note = next((n for n in notes if n), None)
+        if len(listed) < len(found):
+            note = _go_on(listed, offset, kind)
         if not listed:
             whose = f"on {address}" if address else "of yours"
             note = f"No suggestions {whose}{f' with status {status}' if status else ''}."
@@ -171,7 +186,7 @@ def register(server: CodnaMCP) -> None:
             str | None,
             Field(description="A page, folder (wiki:decisions/) or space."),
         ] = None,
-        limit: a.PendingLimit = PENDING.default,
+        limit: a.PendingLimit = PENDING.to_model,
         offset: a.Offset = 0,
     ) -> Pending:
         """Suggestions waiting on your decision, newest first, each with its diff (and what
@@ -181,16 +196,24 @@ def register(server: CodnaMCP) -> None:
         )
         changes = waiting.suggested_changes
         made = waiting.suggested_links
-        shown = [SuggestionAnswer.of(s, full=True, edits=False) for s in changes.items]
+        listed = budget.LISTED_DIFF_CHARS
+        links = budget.fit([SuggestionAnswer.of(s, full=True) for s in made.items])
+        room = budget.ANSWER_CHARS - sum(budget.size(link) + 1 for link in links)
+        every = [
+            SuggestionAnswer.of(s, full=True, edits=False, diff_chars=listed) for s in changes.items
+        ]
+        shown = budget.fit(every, max(room, 1))
         note = None
         if not waiting.total:
             note = "Nothing waits on your decision."
+        elif len(shown) < len(every) or len(links) < len(made.items):
+            note = _go_on([*shown, *links], offset, kind)
         elif offset + limit < max(changes.total, made.total):
             note = f"There are more: pass offset={offset + limit}."
         return Pending(
             changes=shown,
             changes_total=changes.total,
-            links=[SuggestionAnswer.of(s, full=True) for s in made.items],
+            links=links,
             links_total=made.total,
             note=note,
         )

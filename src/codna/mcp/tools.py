@@ -9,6 +9,7 @@ from pydantic import Field
 
 from codna.errors import InvalidRequest
 from codna.mcp import arguments as a
+from codna.mcp import budget
 from codna.mcp.answers import (
     Changed,
     History,
@@ -23,8 +24,8 @@ from codna.mcp.answers import (
     Trashed,
 )
 from codna.mcp.server import CodnaMCP
-from codna.schemas import JsonVersion, Number, edits_of
-from codna.services import changes, pages, reverts, revisions, search, windows
+from codna.schemas import JsonVersion, edits_of
+from codna.services import changes, pages, reverts, revisions, search
 from codna.services.addresses import SPACES
 from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.members import Member
@@ -56,7 +57,7 @@ def register(server: CodnaMCP) -> None:
         ],
         within: a.Place = None,
         tag: Annotated[str | None, Field(description="Only pages with it, such as 'perf'.")] = None,
-        limit: a.HitsLimit = SEARCH.default,
+        limit: a.HitsLimit = SEARCH.to_model,
     ) -> Hits:
         """Find pages by their words, best first."""
         space, folder = None, within
@@ -65,12 +66,15 @@ def register(server: CodnaMCP) -> None:
         found = search.search(me(), query=query, space=space, folder=folder, tag=tag, limit=limit)
         tagged = f" tagged {tag}" if tag else ""
         note = None if found else f"No page you can read{tagged} matches {query}."
-        return Hits(hits=[Hit.of(hit) for hit in found], note=note)
+        hits = budget.fit([Hit.of(hit) for hit in found])
+        if len(hits) < len(found):
+            note = f"The best {len(hits)}, to stay within {budget.ANSWER_CHARS:,} characters."
+        return Hits(hits=hits, note=note)
 
     @server.tool_for("read", title="List pages", annotations=READ)
     def list_documents(
         address: a.Place = None,
-        limit: a.PagesLimit = PAGES.default,
+        limit: a.PagesLimit = PAGES.to_model,
         offset: a.Offset = 0,
     ) -> PageList:
         """The pages you can read in a space or folder, by address."""
@@ -78,7 +82,9 @@ def register(server: CodnaMCP) -> None:
         if not found:
             where = f" in {address}" if address else ""
             return PageList(pages=[], note=f"No pages you can read{where}.")
-        return PageList(pages=[PageItem.of(p) for p in found], note=more(len(found), limit, offset))
+        shown = budget.fit([PageItem.of(p) for p in found])
+        note = budget.cut_short(len(shown), len(found), offset) or more(len(found), limit, offset)
+        return PageList(pages=shown, note=note)
 
     @server.tool_for("read", title="Read pages", annotations=READ)
     def read_document(
@@ -94,9 +100,7 @@ def register(server: CodnaMCP) -> None:
             Field(description="true: headings, sizes and the text above them."),
         ] = False,
         section: Annotated[str | None, Field(description="One, named as edits name it.")] = None,
-        start: Annotated[
-            Number, Field(description="Character to start from.", json_schema_extra={"minimum": 0})
-        ] = 0,
+        start: a.Start = 0,
     ) -> PagesAnswer:
         """One page or several: Markdown body, version (your base_version next), editable.
         At most 20,000 characters in all; a cut body's more says what to pass next."""
@@ -111,14 +115,13 @@ def register(server: CodnaMCP) -> None:
         else:
             read = pages.read_pages(me(), addresses=address)
             found, missing = list(read.pages), read.missing
-        share = windows.READ_BUDGET // max(1, len(found))  # the budget, shared out
         shown = [
             PageAnswer.of(
                 page,
                 outline=outline,
                 part=None
                 if outline
-                else windows.window(page.body, section=section, start=start, chars=share),
+                else budget.window(page.body, pages=len(found), section=section, start=start),
             )
             for page in found
         ]
@@ -126,20 +129,22 @@ def register(server: CodnaMCP) -> None:
 
     @server.tool_for("read", title="A page's history", annotations=READ)
     def document_history(
-        address: a.Address, limit: a.HistoryLimit = HISTORY.default, offset: a.Offset = 0
+        address: a.Address, limit: a.HistoryLimit = HISTORY.to_model, offset: a.Offset = 0
     ) -> History:
         """A page's revisions, newest first: who, why, how."""
         found = revisions.history(me(), address=address, limit=limit, offset=offset)
+        shown = budget.fit([RevisionAnswer.of(r) for r in found])
         # Version 1 is the first revision: until it is listed, older ones are left out.
-        older = bool(found) and found[-1].version > 1
-        note = f"Older ones are left out: pass offset={offset + len(found)}." if older else None
-        return History(revisions=[RevisionAnswer.of(r) for r in found], note=note)
+        older = bool(shown) and shown[-1].version > 1
+        note = f"Older ones are left out: pass offset={offset + len(shown)}." if older else None
+        return History(revisions=shown, note=note)
 
     @server.tool_for("read", title="Read a revision", annotations=READ)
-    def read_revision(address: a.Address, version: a.AtVersion) -> RevisionRead:
-        """One revision whole, who made it and why (such as a suggestion's
-        accepted_version)."""
-        return RevisionRead.whole(revisions.read_revision(me(), address=address, version=version))
+    def read_revision(address: a.Address, version: a.AtVersion, start: a.Start = 0) -> RevisionRead:
+        """One revision, who made it and why (such as a suggestion's accepted_version). At
+        most 20,000 characters of its body; more says what to pass next."""
+        read = revisions.read_revision(me(), address=address, version=version)
+        return RevisionRead.window(read, budget.window(read.body or "", start=start))
 
     @server.tool_for("create", title="Create a page", annotations=WRITE)
     def create_document(

@@ -57,19 +57,25 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Window:
-    """How many items one call lists: `default` when not asked, at most `most`."""
+    """How many items one call lists: `default` when not asked, at most `most`; `brief`
+    when a model does not ask, which pays for each one it reads (MCP)."""
 
     default: int
     most: int
+    brief: int | None = None
+
+    @property
+    def to_model(self) -> int:
+        return self.brief or self.default
 
 
-PAGES = Window(default=100, most=5000)
-SEARCH = Window(default=20, most=100)
-SUGGESTIONS = Window(default=50, most=200)
-PENDING = Window(default=50, most=200)
+PAGES = Window(default=100, most=5000, brief=50)
+SEARCH = Window(default=20, most=100, brief=10)
+SUGGESTIONS = Window(default=50, most=200, brief=20)
+PENDING = Window(default=50, most=200, brief=10)  # with their diffs
 INBOX = Window(default=20, most=200)
 RUNS = Window(default=50, most=500)
-HISTORY = Window(default=100, most=1000)  # a page's revisions, newest first
+HISTORY = Window(default=100, most=1000, brief=20)  # a page's revisions, newest first
 RECENT = Window(default=50, most=500)  # recent changes: revisions of many pages, newest first
 TAGS = Window(default=500, most=5000)  # the tags there are, with their counts
 EXPORT = Window(default=100, most=1000)  # pages as Markdown files, by address

@@ -40,15 +40,17 @@ class Part:
     def cut(self) -> bool:
         return self.start > 0 or self.end < self.total
 
-    def how_to_go_on(self, address: str) -> str | None:
-        """What a reader who got a cut window passes to read the rest; None when whole."""
+    def how_to_go_on(self, address: str, *, sections: bool = True) -> str | None:
+        """What a reader who got a cut window passes to read the rest (`start`, or a
+        section when `sections` may be asked for); None when whole."""
         if not self.cut:
             return None
         where = f" of section {self.section!r}" if self.section else ""
         told = f"{address}: characters {self.start:,}–{self.end:,} of {self.total:,}{where}."
         if self.end < self.total:
             told += f" For the rest pass start={self.end}"
-            told += "" if self.section else ", or a section (outline=true lists them)"
+            if sections and not self.section:
+                told += ", or a section (outline=true lists them)"
             told += "."
         return told
 
