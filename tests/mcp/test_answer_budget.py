@@ -46,7 +46,7 @@ async def test_the_largest_brief_list_is_cut_to_fit_and_says_where_to_go_on(
                     edits=[{"op": "append", "text": f"Note {n}."}],
                     reason=REASON[: 480 - len(str(n))] + str(n),
                 )
-        brief, brief_size = await call(agent, "list_suggestions")
+        brief, brief_size = await call(agent, "list_suggestions", kind="change")
         many, many_size = await call(agent, "list_suggestions", limit=60, kind="change")
         told = int(re.search(r"offset=(\d+)", many["note"])[1])  # type: ignore[index]
         rest, _ = await call(agent, "list_suggestions", limit=60, kind="change", offset=told)
