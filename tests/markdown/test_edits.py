@@ -584,3 +584,36 @@ def test_edits_applied_together_do_what_they_do_applied_one_at_a_time(
     except InvalidEdit as refused:
         result = refused.fields, refused.message
     assert result == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "old", "near"),
+    [
+        # A word added after it: the text there now, to its sentence's end.
+        (
+            "# Storage\n\nSQLite by default; tested on both engines.\n",
+            "tested on both.",
+            '"tested on both engines."',
+        ),
+        # A word changed within it.
+        (
+            "# Plan\n\nAt most ten pages a day.\n",
+            "At most twelve pages a day.",
+            '"At most ten pages a day."',
+        ),
+        # Nothing alike: no guess.
+        ("# Plan\n\nSomething else entirely.\n", "At most twelve.", None),
+        # Two texts read the same but for case: no guess, not even the nearest.
+        ("Alpha beta.\n\nALPHA  BETA.\n", "alpha beta", None),
+    ],
+)
+def test_a_text_not_found_names_the_nearest_text_on_the_page(
+    body: str, old: str, near: str | None
+) -> None:
+    with pytest.raises(InvalidEdit) as refused:
+        apply_edits(body, [Replace(old, "x")])
+    hint = f" Did you mean {near}?" if near else ""
+    assert refused.value.message == (
+        f'Edit 0 (replace): the text "{old}" is not on the page.{hint} Copy it exactly from '
+        "the page as it is now."
+    )

@@ -52,6 +52,8 @@ async def test_a_stale_suggestion_names_its_edit_and_offers_only_reject(
         ]
     assert own["note"].startswith("The page changed after you suggested this: edit 0")
     assert "Withdraw it and suggest it again" in own["note"]
+    # The text there now, quoted to copy, though it differs in more than spaces and case.
+    assert 'The page has "**Status:** Draft" there now.' in own["note"]
 
 
 async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_is_reported(

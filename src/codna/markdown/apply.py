@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from codna.errors import InvalidEdit
 from codna.markdown.delta import Splice
@@ -51,22 +52,64 @@ def _empty(edit: Edit, index: int, field: str, what: str) -> InvalidEdit:
     return _refusal(edit, index, "empty_anchor", f"the field '{field}' is empty; give {what}.")
 
 
-def _loosely(body: str, text: str) -> str | None:
-    """The one text on the page that reads as `text` but for its spaces, line breaks and
-    letter case, as written there; None when there is none or more than one. Its words are
-    matched as they are, with any run of white space between them: linear in the page."""
+def _loosely(body: str, text: str) -> list[str]:
+    """The texts on the page, the first two, that read as `text` but for their spaces, line
+    breaks and letter case, as written there. Its words are matched as they are, with any run
+    of white space between them: linear in the page."""
     words = text.split()
     if not words:
-        return None
+        return []
     found = re.finditer(r"\s+".join(map(re.escape, words)), body, re.IGNORECASE)
-    first, second = next(found, None), next(found, None)
-    return first.group(0) if first is not None and second is None else None
+    return [match.group(0) for match, _ in zip(found, range(2), strict=False)]
+
+
+# The nearest text to one not found is sought in a bounded part of the page: lines that hold
+# one of its words, until _NEAREST_WORK characters of them were compared (difflib is Python).
+_NEAREST_WORK = 20_000
+_NEAREST_CHARS = 300  # a text longer than this is not compared
+_NEAREST_SCORE = 0.6  # how alike the nearest must be: 1 is the same text
+
+
+def _nearest(body: str, text: str) -> str | None:
+    """The text on one line of the page most like `text` (one line of at most
+    _NEAREST_CHARS): from the first to the last character the two share, widened to whole
+    words; None when nothing is alike enough."""
+    wanted = text.strip()
+    words = set(re.findall(r"\w{3,}", wanted))
+    if not words or "\n" in wanted or len(wanted) > _NEAREST_CHARS:
+        return None
+    best, found, work = _NEAREST_SCORE, None, 0
+    for line in (line for line in body.splitlines() if any(w in line for w in words)):
+        work += len(line)
+        if work > _NEAREST_WORK:
+            break
+        blocks = [
+            b
+            for b in SequenceMatcher(None, line, wanted, autojunk=False).get_matching_blocks()
+            if b.size
+        ]
+        if not blocks:
+            continue
+        start, end = blocks[0].a, blocks[-1].a + blocks[-1].size
+        while start > 0 and line[start - 1].isalnum():
+            start -= 1
+        while end < len(line) and line[end].isalnum():
+            end += 1
+        if end < len(line) and line[end] in ".,;:!?" and wanted[-1:] in ".,;:!?":
+            end += 1
+        span = line[start:end]
+        score = 2 * sum(b.size for b in blocks) / (len(span) + len(wanted))
+        if score > best:
+            best, found = score, span
+    return found
 
 
 def _not_once(body: str, text: str, edit: Edit, index: int) -> InvalidEdit:
     """The refusal for `text`, which does not occur in `body` exactly once."""
     if body.find(text) < 0:
-        near = _loosely(body, text)
+        # The one text that reads the same, or else the nearest; none where two read the same.
+        loose = _loosely(body, text)
+        near = loose[0] if len(loose) == 1 else None if loose else _nearest(body, text)
         hint = f" Did you mean {_shown(near)}?" if near else ""
         return _refusal(
             edit,
