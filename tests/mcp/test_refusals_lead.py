@@ -80,9 +80,10 @@ async def test_a_suggestion_names_an_agent_as_its_accepted_revision_will(
         ("**status:** proposed", "**Status:** Proposed"),  # letter case
         ("**Status:**  Proposed", "**Status:** Proposed"),  # spaces
         ("# Guide **Status:**", "# Guide\n\n**Status:**"),  # a line break
+        ("**Status:** Accepted", "**Status:** Proposed"),  # a word changed: the nearest
     ],
 )
-async def test_a_text_off_only_in_spaces_or_case_names_the_text_on_the_page(
+async def test_a_text_not_on_the_page_names_the_one_meant_over_mcp_and_the_api(
     app: InProcessServer, old: str, meant: str
 ) -> None:
     address = unique()
