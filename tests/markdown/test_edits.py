@@ -601,6 +601,12 @@ def test_edits_applied_together_do_what_they_do_applied_one_at_a_time(
             "At most twelve pages a day.",
             '"At most ten pages a day."',
         ),
+        # A word changed: as many words as it has.
+        (
+            "Agents suggest changes; a person who can edit the page accepts.\n",
+            "Agents suggest edits",
+            '"Agents suggest changes"',
+        ),
         # Nothing alike: no guess.
         ("# Plan\n\nSomething else entirely.\n", "At most twelve.", None),
         # Two texts read the same but for case: no guess, not even the nearest.

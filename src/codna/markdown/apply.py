@@ -67,13 +67,12 @@ def _loosely(body: str, text: str) -> list[str]:
 # one of its words, until _NEAREST_WORK characters of them were compared (difflib is Python).
 _NEAREST_WORK = 20_000
 _NEAREST_CHARS = 300  # a text longer than this is not compared
-_NEAREST_SCORE = 0.6  # how alike the nearest must be: 1 is the same text
+_NEAREST_SCORE = 0.5  # how alike the nearest must be, above: 1 is the same text
 
 
 def _nearest(body: str, text: str) -> str | None:
     """The text on one line of the page most like `text` (one line of at most
-    _NEAREST_CHARS): from the first to the last character the two share, widened to whole
-    words; None when nothing is alike enough."""
+    _NEAREST_CHARS), in whole words, as many as it has; None when nothing is alike enough."""
     wanted = text.strip()
     words = set(re.findall(r"\w{3,}", wanted))
     if not words or "\n" in wanted or len(wanted) > _NEAREST_CHARS:
@@ -83,25 +82,31 @@ def _nearest(body: str, text: str) -> str | None:
         work += len(line)
         if work > _NEAREST_WORK:
             break
-        blocks = [
-            b
-            for b in SequenceMatcher(None, line, wanted, autojunk=False).get_matching_blocks()
-            if b.size
-        ]
-        if not blocks:
-            continue
-        start, end = blocks[0].a, blocks[-1].a + blocks[-1].size
-        while start > 0 and line[start - 1].isalnum():
-            start -= 1
-        while end < len(line) and line[end].isalnum():
-            end += 1
-        if end < len(line) and line[end] in ".,;:!?" and wanted[-1:] in ".,;:!?":
-            end += 1
-        span = line[start:end]
-        score = 2 * sum(b.size for b in blocks) / (len(span) + len(wanted))
-        if score > best:
-            best, found = score, span
+        matcher = SequenceMatcher(None, line, wanted, autojunk=False)
+        # Runs of three characters or more: shorter ones match anything.
+        runs = [(b.a, b.size) for b in matcher.get_matching_blocks() if b.size >= 3][:20]
+        for first in range(len(runs)):
+            for last in range(first, len(runs)):
+                span = _words(line, runs[first][0], sum(runs[last]), wanted)
+                shared = sum(size for _, size in runs[first : last + 1])
+                score = 2 * shared / (len(span) + len(wanted))
+                if score > best:
+                    best, found = score, span
     return found
+
+
+def _words(line: str, start: int, end: int, wanted: str) -> str:
+    """line[start:end] widened to whole words, then on to as many words as `wanted` has, and
+    on to the stop that ends `wanted` when it ends with one."""
+    while start > 0 and line[start - 1].isalnum():
+        start -= 1
+    count = len(wanted.split())
+    while end < len(line) and (line[end].isalnum() or len(line[start:end].split()) < count):
+        end += 1
+    stop = line.find(wanted[-1], end) if wanted[-1] in ".,;:!?" else -1
+    if 0 <= stop < end + 40:  # on to its sentence's end, as `wanted` ends
+        end = stop + 1
+    return line[start:end].strip()
 
 
 def _not_once(body: str, text: str, edit: Edit, index: int) -> InvalidEdit:
