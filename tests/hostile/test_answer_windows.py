@@ -1,6 +1,7 @@
 """A page's history is read and answered a window at a time: however many revisions a page
-has, one call reads and answers at most HISTORY.most of them (HISTORY.default unless asked),
-over the JSON API, MCP and the services, on SQLite and PostgreSQL.
+has, one call reads and answers at most HISTORY.most of them (HISTORY.default unless asked;
+HISTORY.to_model for a model), over the JSON API, MCP and the services, on SQLite and
+PostgreSQL.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ async def test_a_long_history_is_answered_one_window_at_a_time(
     assert [r["version"] for r in listed] == list(range(SAVES, SAVES - HISTORY.default, -1))
     async with app.mcp("reader") as mcp:
         answer = structured(await mcp.call_tool("document_history", {"address": long_history}))
-    assert len(answer["revisions"]) == HISTORY.default
+    assert len(answer["revisions"]) == HISTORY.to_model
     reader = tokens.authenticate_token(app.token("reader")).member
     older = revisions.history(reader, address=long_history, limit=10, offset=HISTORY.default)
     assert [r.version for r in older] == [4, 3, 2, 1]
