@@ -12,13 +12,9 @@ def _list(name: str, default: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """How a server runs. Every field has an environment variable (see docs/running.md)."""
+    """How a server runs. Every field has an environment variable (the README lists them)."""
 
-    base_url: str = field(
-        default_factory=lambda: os.environ.get("CODNA_BASE_URL", "http://127.0.0.1:8080").rstrip(
-            "/"
-        )
-    )
+    base_url: str = field(default_factory=lambda: base_url())
     # Host headers the server answers (DNS-rebinding protection); `*` as a port matches any.
     allowed_hosts: tuple[str, ...] = field(
         default_factory=lambda: _list("CODNA_ALLOWED_HOSTS", "127.0.0.1:*,localhost:*,[::1]:*")

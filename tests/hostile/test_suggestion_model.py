@@ -45,7 +45,7 @@ from codna.errors import (
     RejectedBefore,
 )
 from codna.markdown.edits import parse_edits
-from codna.services import changes, members, pages, reverts, revisions, suggestions
+from codna.services import changes, limits, members, pages, reverts, revisions, suggestions
 from codna.services.members import Member
 from tests.services.conftest import Team, team
 
@@ -53,7 +53,7 @@ __all__ = ["team"]  # the fixture, reused as it is
 
 SLOTS = 5
 VALUES = "abc"  # few, so edits meet again: the same edit suggested twice, an old text back
-PER_PAGE = suggestions.PER_PAGE_LIMIT
+PER_PAGE = limits.PER_PAGE_LIMIT
 
 
 def text_of(slots: tuple[str, ...]) -> str:

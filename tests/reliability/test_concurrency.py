@@ -29,7 +29,7 @@ from codna.errors import (
     NoLongerApplies,
 )
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, members, pages, reverts, revisions, suggestions
+from codna.services import access, changes, limits, members, pages, reverts, revisions, suggestions
 from codna.services.members import Member
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions, notifications
@@ -330,7 +330,7 @@ def test_many_suggesters_at_once_on_one_page_each_end_with_exactly_twenty_waitin
     people = suggesters(team, 50 if long_form else 8)
     address = "wiki:crowded"
     pages.create_page(team.writer, address=address, title="Crowded", body="Text.\n")
-    tries = suggestions.PER_PAGE_LIMIT + 5
+    tries = limits.PER_PAGE_LIMIT + 5
     calls = [suggest(p, address, f"{p.name}, line {n}.") for p in people for n in range(tries)]
 
     results = fifty_at_once(calls)
@@ -340,10 +340,10 @@ def test_many_suggesters_at_once_on_one_page_each_end_with_exactly_twenty_waitin
         mine = results[i * tries : (i + 1) * tries]
         made = sum(isinstance(r, suggestions.SuggestResult) for r in mine)
         refused = [r for r in mine if isinstance(r, LimitReached)]
-        assert (made, len(refused)) == (suggestions.PER_PAGE_LIMIT, 5), person.name
-        assert all(r.fields["pending"] == suggestions.PER_PAGE_LIMIT for r in refused)
+        assert (made, len(refused)) == (limits.PER_PAGE_LIMIT, 5), person.name
+        assert all(r.fields["pending"] == limits.PER_PAGE_LIMIT for r in refused)
     waiting = pending_of(db)
-    assert set(waiting.values()) == {suggestions.PER_PAGE_LIMIT}
+    assert set(waiting.values()) == {limits.PER_PAGE_LIMIT}
     assert len(waiting) == len(people)
 
 
@@ -351,8 +351,8 @@ def test_many_suggesters_at_once_across_pages_each_end_with_exactly_two_hundred_
     team: Team, db: Database, long_form: bool
 ) -> None:
     people = suggesters(team, 50 if long_form else 3)
-    per_page = suggestions.PER_PAGE_LIMIT
-    total = suggestions.TOTAL_LIMIT
+    per_page = limits.PER_PAGE_LIMIT
+    total = limits.TOTAL_LIMIT
     # Pages enough for 200 waiting with no page at its own limit, and more.
     addresses = [f"wiki:wide/{n}" for n in range(total // (per_page // 2) + 2)]
     for address in addresses:

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from codna.errors import Duplicate, LimitReached
 from codna.markdown.edits import parse_edits
-from codna.services import links, pages, suggestions
+from codna.services import limits, links, pages, suggestions
 from codna.services.members import Member
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions, link_suggestions
@@ -78,7 +78,7 @@ def test_members_suggesting_the_same_at_once_make_one_and_the_rest_are_duplicate
 def test_a_suggesters_links_wait_at_most_twenty_on_a_page(team: Team) -> None:
     address = "wiki:linked-a-lot"
     pages.create_page(team.writer, address=address, title="Many links", body="Text.\n")
-    targets = [f"wiki:linked-a-lot/{n}" for n in range(suggestions.PER_PAGE_LIMIT + 1)]
+    targets = [f"wiki:linked-a-lot/{n}" for n in range(limits.PER_PAGE_LIMIT + 1)]
     for target in targets:
         pages.create_page(team.writer, address=target, title="Target", body="Text.\n")
     for target in targets[:-1]:
@@ -87,7 +87,7 @@ def test_a_suggesters_links_wait_at_most_twenty_on_a_page(team: Team) -> None:
     with pytest.raises(LimitReached) as refused:
         links.suggest_link(team.reader, address=address, target=targets[-1], reason="Related.")
 
-    assert refused.value.fields == {"limit": suggestions.PER_PAGE_LIMIT, "pending": 20}
+    assert refused.value.fields == {"limit": limits.PER_PAGE_LIMIT, "pending": 20}
     # Its changes are counted apart: a change is still taken.
     suggestions.suggest_edit(
         team.reader,

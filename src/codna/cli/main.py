@@ -29,6 +29,7 @@ from codna.services import (
     suggestions,
 )
 from codna.services.members import Member
+from codna.vocabulary import SPACES
 
 
 @click.group()
@@ -147,7 +148,7 @@ def agent_add(
 
 @cli.command("search")
 @click.argument("query")
-@click.option("--space", type=click.Choice(["wiki", "raw", "output"]))
+@click.option("--space", type=click.Choice(SPACES))
 @click.option("--limit", default=20, show_default=True)
 @command_options
 def search_(

@@ -11,6 +11,7 @@ from codna.cli.pages import read_edits, split_tags
 from codna.services import suggestions
 from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion
+from codna.vocabulary import STATUSES
 
 
 def show(s: Suggestion) -> str:
@@ -74,7 +75,7 @@ def suggest(
 
 @click.command("suggestions")
 @click.argument("address", required=False)
-@click.option("--status", type=click.Choice(suggestions.STATUSES))
+@click.option("--status", type=click.Choice(STATUSES))
 @command_options
 def list_(address: str | None, status: str | None, out: Out, actor: Callable[[], Member]) -> None:
     """A page's suggested changes (all, for its editors), or your own."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from codna.markdown.relative import SEGMENT, SPACES, folder_of, resolve
+from codna.markdown.relative import folder_of, resolve
+from codna.vocabulary import SEGMENT, SPACES
 
 _INTERNAL = re.compile(rf"(?P<address>(?:{'|'.join(SPACES)}):{SEGMENT}(?:/{SEGMENT})*)(?:#.*)?")
 # A destination that may be a page's starts with a letter, a digit or a `.`.

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import re
 
-SPACES = ("wiki", "raw", "output")
-SEGMENT = r"[A-Za-z0-9][A-Za-z0-9._-]*"
-MAX_PATH = 500  # a page path's longest, as the services refuse a longer one
+from codna.vocabulary import MAX_PATH, SEGMENT, SPACES
+
 _SEGMENT = re.compile(SEGMENT)
 _ADDRESS = re.compile(rf"(?P<space>{'|'.join(SPACES)}):(?P<path>{SEGMENT}(?:/{SEGMENT})*)")
 _MARKDOWN_FILE = re.compile(r"\.md$", re.IGNORECASE)

@@ -73,8 +73,9 @@ from markdown_it.token import Token
 from codna.markdown import highlight
 from codna.markdown.headings import inline_tokens_text
 from codna.markdown.plugins import use_plugins
-from codna.markdown.relative import MAX_PATH, SEGMENT, SPACES, folder_of, resolve
+from codna.markdown.relative import folder_of, resolve
 from codna.markdown.toc import Heading, with_contents
+from codna.vocabulary import MAX_PATH, SEGMENT, SPACES
 
 # An internal address as markdown-it hands its destination over: entities decoded, anything
 # outside URL characters percent-encoded. A folder (`wiki:decisions/`) is not a page to link.

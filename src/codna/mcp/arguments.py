@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter, WithJsonSchema
 
+from codna import vocabulary
 from codna.schemas import Edits as FullEdits
 from codna.schemas import JsonVersion as Version
 from codna.schemas import Number
@@ -101,7 +102,7 @@ DecisionReason = Annotated[
 ]
 DryRun = Annotated[bool, Field(description="true: check all, show the diff, save nothing.")]
 Status = Annotated[
-    Literal["pending", "accepted", "rejected", "withdrawn"] | None,
+    vocabulary.Status | None,
     Field(description="Only with this status."),
 ]
 Kind = Annotated[Literal["change", "link"] | None, Field(description="Only changes, or links.")]
@@ -151,6 +152,6 @@ OneSuggestionId = Annotated[
     _id("One in full, such as 12 (kind link for a link's)."),
 ]
 Decision = Annotated[
-    Literal["accept", "reject"],
+    vocabulary.Decision,
     Field(description="accept (applied to the page as it is now) or reject."),
 ]

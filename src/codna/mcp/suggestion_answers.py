@@ -7,7 +7,7 @@ decide_link_suggestion), so no argument can mean either."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, cast
+from typing import cast
 
 from codna.mcp import budget, compact
 from codna.mcp.answers import Answer, listed
@@ -15,8 +15,7 @@ from codna.mcp.arguments import SuggestionKind
 from codna.services.attribution import named
 from codna.services.inbox import Notification
 from codna.services.suggestion_views import Suggestion
-
-Status = Literal["pending", "accepted", "rejected", "withdrawn"]
+from codna.vocabulary import Status
 
 
 class SuggestionAnswer(Answer):

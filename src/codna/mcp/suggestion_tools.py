@@ -28,12 +28,20 @@ from codna.mcp.suggestion_answers import (
 from codna.mcp.tools import READ, more
 from codna.schemas import edits_of
 from codna.services import inbox, links, suggestions
-from codna.services.limits import PENDING, SUGGESTIONS
+from codna.services.limits import PENDING, PER_PAGE_LIMIT, SUGGESTIONS, TOTAL_LIMIT
 from codna.services.members import Member
 from codna.settings import base_url
 
 SUGGEST = ToolAnnotations(destructive_hint=False)
 DECIDE = ToolAnnotations(destructive_hint=False)
+
+
+SUGGEST_EDIT = (
+    "Propose a change to a page you may not edit: an editor accepts it (a revision naming you"
+    " and your reason) or rejects it. Refused if the edits do not apply, or the same change was"
+    f" rejected. At most {PER_PAGE_LIMIT} waiting per page, {TOTAL_LIMIT} in all. Answers its"
+    " id and a url for your run page."
+)
 
 
 def _url(page: str, kind: str, number: int) -> str:
@@ -66,7 +74,9 @@ def register(server: CodnaMCP) -> None:
     def me() -> Member:
         return server.caller().member
 
-    @server.tool_for("suggest", title="Suggest a change", annotations=SUGGEST)
+    @server.tool_for(
+        "suggest", title="Suggest a change", annotations=SUGGEST, description=SUGGEST_EDIT
+    )
     def suggest_edit(
         address: a.Address,
         reason: a.Reason,
@@ -78,10 +88,6 @@ def register(server: CodnaMCP) -> None:
         base_version: a.SuggestedBase = None,
         dry_run: a.DryRun = False,
     ) -> Suggested:
-        """Propose a change to a page you may not edit: an editor accepts it (a revision
-        naming you and your reason) or rejects it. Refused if the edits do not apply, or the
-        same change was rejected. At most 20 waiting per page, 200 in all. Answers its id
-        and a url for your run page."""
         made = suggestions.suggest_edit(
             me(),
             address=address,

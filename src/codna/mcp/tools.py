@@ -26,13 +26,23 @@ from codna.mcp.answers import (
 from codna.mcp.server import CodnaMCP
 from codna.schemas import JsonVersion, edits_of
 from codna.services import changes, pages, reverts, revisions, search
-from codna.services.addresses import SPACES
 from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
 from codna.services.members import Member
+from codna.vocabulary import SPACES
 
 READ = ToolAnnotations(read_only_hint=True)
 WRITE = ToolAnnotations(destructive_hint=False)
 UNDO = ToolAnnotations(destructive_hint=True)
+
+
+READ_PAGES = (
+    "One page or several: Markdown body, version (your base_version next), editable. At most"
+    f" {budget.ANSWER_CHARS:,} characters in all; a cut body's more says what to pass next."
+)
+READ_REVISION = (
+    "One revision, who made it and why (such as a suggestion's accepted_version). At most"
+    f" {budget.ANSWER_CHARS:,} characters; more says what to pass next."
+)
 
 
 def more(count: int, limit: int, offset: int) -> str | None:
@@ -86,7 +96,7 @@ def register(server: CodnaMCP) -> None:
         note = budget.cut_short(len(shown), len(found), offset) or more(len(found), limit, offset)
         return PageList(pages=shown, note=note)
 
-    @server.tool_for("read", title="Read pages", annotations=READ)
+    @server.tool_for("read", title="Read pages", annotations=READ, description=READ_PAGES)
     def read_document(
         address: Annotated[
             str | list[str],
@@ -102,8 +112,6 @@ def register(server: CodnaMCP) -> None:
         section: Annotated[str | None, Field(description="One, named as edits name it.")] = None,
         start: a.Start = 0,
     ) -> PagesAnswer:
-        """One page or several: Markdown body, version (your base_version next), editable.
-        At most 20,000 characters in all; a cut body's more says what to pass next."""
         if isinstance(address, str):
             found = [pages.read_page(me(), address=address, version=version)]
             missing: tuple[str, ...] = ()
@@ -139,10 +147,8 @@ def register(server: CodnaMCP) -> None:
         note = f"Older ones are left out: pass offset={offset + len(shown)}." if older else None
         return History(revisions=shown, note=note)
 
-    @server.tool_for("read", title="Read a revision", annotations=READ)
+    @server.tool_for("read", title="Read a revision", annotations=READ, description=READ_REVISION)
     def read_revision(address: a.Address, version: a.AtVersion, start: a.Start = 0) -> RevisionRead:
-        """One revision, who made it and why (such as a suggestion's accepted_version). At
-        most 20,000 characters of its body; more says what to pass next."""
         read = revisions.read_revision(me(), address=address, version=version)
         return RevisionRead.window(read, budget.window(read.body or "", start=start))
 

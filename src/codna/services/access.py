@@ -18,12 +18,13 @@ from sqlalchemy.engine import Connection
 from codna.errors import InvalidRequest, NotFound, ReadOnly
 from codna.services import grant_changes
 from codna.services import members as members_service
-from codna.services.addresses import SPACES, Address, parse_address
+from codna.services.addresses import Address, parse_address
 from codna.services.clock import now
 from codna.services.context import database
 from codna.services.members import Member
 from codna.storage.records import PageHead, PageRow
 from codna.storage.schema import grants, members, pages, runs
+from codna.vocabulary import SPACES
 
 Level = Literal["read", "write"]
 LEVELS: tuple[Level, ...] = ("read", "write")
@@ -220,6 +221,19 @@ class Rights:
             return editable
         written = [held.clause() for held in self.grants if held.level == "write"]
         return sa.and_(editable, sa.or_(sa.false(), *written), self._no_hidden_run_page())
+
+    def sees_suggestion(
+        self, suggester_id: int, space: str, path: str, created_by: int | None
+    ) -> bool:
+        """Who sees a suggestion of either kind: its suggester, and whoever decides on its
+        page (SPEC 3). `seen_suggestions` is the same rule in SQL."""
+        return suggester_id == self.member.id or self.can_decide(space, path, created_by)
+
+    def seen_suggestions(self, table: sa.Table) -> sa.ColumnElement[bool]:
+        """A WHERE clause over a table of suggestions that keeps those this member sees, as
+        `sees_suggestion` says."""
+        decided = sa.select(pages.c.id).where(self.decidable())
+        return sa.or_(table.c.suggester_id == self.member.id, table.c.page_id.in_(decided))
 
 
 # The clause of each member's grants, built once for the same grants: a clause is never

@@ -13,10 +13,9 @@ from typing import Literal
 
 from codna.errors import InvalidRequest
 from codna.markdown.limits import check_plain_text, utf8_size
+from codna.vocabulary import MAX_PATH, SEGMENT, SPACES
 
-SPACES = ("wiki", "raw", "output")
-_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-MAX_PATH = 500
+_SEGMENT = re.compile(SEGMENT)
 # A file name on ext4, NTFS and APFS is at most 255 bytes; a page's own name is a file name
 # once export adds EXPORT_SUFFIX to it.
 MAX_NAME_BYTES = 255

@@ -33,17 +33,13 @@ from codna.markdown.limits import (
 from codna.services import events
 from codna.services.access import Rights, rights
 from codna.services.clock import now
-from codna.services.limits import is_id
+from codna.services.limits import PER_PAGE_LIMIT, TOTAL_LIMIT, is_id
 from codna.services.members import Member
 from codna.storage.records import Decided, LinkRow, PageRow, SuggestionRow
 from codna.storage.schema import edit_suggestions, link_suggestions, members, notifications, pages
+from codna.vocabulary import DECISIONS, STATUSES
 
 Item = TypeVar("Item", bound=Decided)
-DECISIONS = ("accept", "reject")
-STATUSES = ("pending", "accepted", "rejected", "withdrawn")
-# ADR 0024's limits, for either kind: pending from one suggester on one page, and in all.
-PER_PAGE_LIMIT = 20
-TOTAL_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -271,7 +267,7 @@ def access_item(
         raise missing
     row, on = kind.record.of(item), PageRow.of(page)
     mine = rights(conn, actor)
-    if row.suggester_id != actor.id and not mine.can_decide(on.space, on.path, on.created_by):
+    if not mine.sees_suggestion(row.suggester_id, on.space, on.path, on.created_by):
         raise missing
     return row, on, mine
 

@@ -340,9 +340,7 @@ def concerns(member: Member, event: Event) -> bool:
         ).first()
         if row is None:
             return False
-        if row.suggester_id == member.id:
-            return True
-        return rights(conn, member).can_decide(row.space, row.path, row.created_by)
+        return rights(conn, member).sees_suggestion(*row)
 
 
 def latest_page_event() -> int:
@@ -380,13 +378,10 @@ def pages_changed(member: Member, after: int) -> tuple[bool, int]:
             .join(pages, pages.c.id == edit_suggestions.c.page_id)
             .where(edit_suggestions.c.page_id.in_(changed), edit_suggestions.c.status == "pending")
         ).all()
-        if any(row.suggester_id == member.id for row in waiting):
+        if any(row.suggester_id == member.id for row in waiting):  # no grants to read
             return True, latest
-        if waiting:
-            mine = rights(conn, member)
-            if any(mine.can_decide(r.space, r.path, r.created_by) for r in waiting):
-                return True, latest
-        return False, latest
+        mine = rights(conn, member) if waiting else None
+        return any(mine.sees_suggestion(*row) for row in waiting) if mine else False, latest
 
 
 # Live streams one member may hold open in one server process (tabs, clients).

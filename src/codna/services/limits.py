@@ -36,6 +36,7 @@ __all__ = [
     "OUTPUT_BYTES",
     "PAGES",
     "PENDING",
+    "PER_PAGE_LIMIT",
     "READS_PER_CALL",
     "READ_MANY",
     "RECENT",
@@ -47,6 +48,7 @@ __all__ = [
     "SUGGESTIONS",
     "TAGS",
     "TOKENS_PER_HOUR",
+    "TOTAL_LIMIT",
     "SearchBudget",
     "Window",
     "check_limit",
@@ -68,6 +70,11 @@ class Window:
     def to_model(self) -> int:
         return self.brief or self.default
 
+
+# ADR 0024's limits, for either kind of suggestion: waiting from one suggester on one page,
+# and in all.
+PER_PAGE_LIMIT = 20
+TOTAL_LIMIT = 200
 
 PAGES = Window(default=100, most=5000, brief=50)
 SEARCH = Window(default=20, most=100, brief=10)

@@ -3,8 +3,8 @@ anyone who can edit A accepts (an ordinary edit of A) or rejects (for good) it; 
 may withdraw it while it waits, and lists their own with their status.
 
 The lifecycle is the one suggested changes have (lifecycle.py): the same visibility, dry run,
-duplicate and rejected-before checks, limits (20 waiting per suggester per page, 200 in all,
-counted apart from changes) and concurrency; and the bytes a member may hold in suggestions
+duplicate and rejected-before checks, limits (PER_PAGE_LIMIT and TOTAL_LIMIT, counted
+apart from changes) and concurrency; and the bytes a member may hold in suggestions
 no editor accepted, counted with changes (suggestions.check_stored). This module holds what
 only a link has: its target and anchor, and the edit accepting it makes.
 """

@@ -52,14 +52,12 @@ def listed(
     """
     mine = rights(conn, actor)
     table = kind.table
-    own = table.c.suggester_id == actor.id
     query = sa.select(table)
     if where is None:
-        query = query.where(own)
+        query = query.where(table.c.suggester_id == actor.id)
     else:
         there = sa.select(pages.c.id).where(address_clause(listing_address(conn, mine, where)))
-        decided = there.where(mine.decidable())
-        query = query.where(table.c.page_id.in_(there), sa.or_(own, table.c.page_id.in_(decided)))
+        query = query.where(table.c.page_id.in_(there), mine.seen_suggestions(table))
     if status is not None:
         query = query.where(table.c.status == status)
     newest = query.order_by(table.c.created_at.desc(), table.c.id.desc())

@@ -27,13 +27,14 @@ from codna.markdown.limits import check_plain_text
 from codna.markdown.plain_text import START, STOP, Piece, bracketed, snippet
 from codna.markdown.search_sections import TITLE_ORDINAL, path_ordinals
 from codna.services.access import rights, under
-from codna.services.addresses import SPACES, Address, parse_address
+from codna.services.addresses import Address, parse_address
 from codna.services.context import database
 from codna.services.limits import SEARCH, SEARCH_BUDGET, check_limit
 from codna.services.members import Member
 from codna.services.nearest import listing_address
 from codna.services.tags import check_tag, tagged
 from codna.storage.schema import page_sections, pages
+from codna.vocabulary import SPACES
 
 MAX_TERMS = SEARCH_BUDGET.words  # words in one query, a phrase's each counted
 _WORD = re.compile(r"\w+", re.UNICODE)

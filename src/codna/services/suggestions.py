@@ -2,7 +2,8 @@
 (one ordinary revision, in the acceptor's name) or rejects them (for good).
 
 Anyone who can read a page may suggest, outside `raw`; only the suggester and the page's
-editors see a suggestion. Limits: 20 pending per suggester per page, 200 in all; and what a
+editors see a suggestion. Limits: PER_PAGE_LIMIT pending per suggester per page and
+TOTAL_LIMIT in all (limits.py); and what a
 member holds in suggestions no editor accepted, withdrawn and rejected ones included, is
 bounded in bytes (check_stored, shared with links). The lifecycle
 it shares with suggested links is lifecycle.py's; this module holds what only a change has:
@@ -47,9 +48,6 @@ from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import PageRow, SuggestionRow
 from codna.storage.schema import edit_suggestions, link_suggestions
 
-PER_PAGE_LIMIT = decisions.PER_PAGE_LIMIT
-TOTAL_LIMIT = decisions.TOTAL_LIMIT
-STATUSES = decisions.STATUSES
 MAX_VIA_CHARS = 100  # the edit_suggestions.via column
 
 

@@ -8,6 +8,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
 
+from codna.vocabulary import SPACES, STATUSES, one_of
+
 
 class UTCDateTime(sa.types.TypeDecorator[datetime]):
     """A timestamp stored in UTC and always read back timezone-aware (SQLite keeps no zone)."""
@@ -114,7 +116,7 @@ pages = sa.Table(
     sa.Column("trashed_at", UTCDateTime),
     sa.Column("trashed_by", sa.Integer, sa.ForeignKey("members.id")),
     sa.UniqueConstraint("space", "path"),
-    sa.CheckConstraint("space IN ('wiki', 'raw', 'output')", name="space"),
+    sa.CheckConstraint(one_of("space", SPACES), name="space"),
 )
 
 # A version's text is kept whole (a snapshot: `body`, `delta` NULL) or as a delta against the
@@ -209,7 +211,7 @@ tokens = sa.Table(
     sa.Column("expires_at", UTCDateTime),
 )
 
-SUGGESTION_STATUSES = "status IN ('pending', 'accepted', 'rejected', 'withdrawn')"
+SUGGESTION_STATUSES = one_of("status", STATUSES)
 
 link_suggestions = sa.Table(
     "link_suggestions",

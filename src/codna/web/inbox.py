@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 from starlette.responses import HTMLResponse, Response
 
+from codna import vocabulary
 from codna.services import inbox, links, suggestions
 from codna.services.inbox import Inbox
 from codna.services.members import Member
@@ -48,8 +49,9 @@ async def read_inbox(request: Request, seen: Seen) -> Response:
 
 
 # "My suggestions": a filter per status, as the services name them.
-STATUSES = {"pending": "Waiting", "accepted": "Accepted", "rejected": "Rejected"}
-STATUSES |= {"withdrawn": "Withdrawn"}
+STATUSES = dict(
+    zip(vocabulary.STATUSES, ("Waiting", "Accepted", "Rejected", "Withdrawn"), strict=True)
+)
 MINE_LIMIT = 100
 
 

@@ -11,10 +11,10 @@ from starlette.responses import Response
 
 from codna.errors import CodnaError, InvalidRequest, NotFound
 from codna.services import search
-from codna.services.addresses import SPACES
 from codna.services.limits import SEARCH
 from codna.services.members import Member
 from codna.services.search import SearchHit
+from codna.vocabulary import SPACES
 from codna.web.templating import render
 from codna.web.visitor import Seen
 
