@@ -4,6 +4,8 @@ ones that add a feature only add."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,8 @@ from tests.conftest import drop_postgres, postgres_copy
 
 SEARCH_TABLES = {"page_search"}
 HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
+# Every revision, oldest first.
+REVISIONS = [s.revision for s in reversed(list(ScriptDirectory(str(MIGRATIONS)).walk_revisions()))]
 
 
 def _not_search(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
@@ -74,17 +78,7 @@ def test_the_migrations_of_suggested_changes_only_add(
     tmp_path: Path,
     request: pytest.FixtureRequest,
 ) -> None:
-    if engine == "sqlite":
-        db, name = Database(f"sqlite:///{tmp_path / 'adds.db'}"), None
-    else:
-        # An empty copy: the template is migrated already, so start from a fresh database.
-        template = request.getfixturevalue("postgres_template")
-        db, name = postgres_copy(template)
-        with db.engine.connect() as conn:
-            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
-            conn.execute(sa.text("CREATE SCHEMA public"))
-            conn.commit()
-    try:
+    with empty_database(engine, tmp_path, request) as db:
         db.migrate(start)
         before = _shape(db)
         db.migrate(end)
@@ -95,6 +89,38 @@ def test_the_migrations_of_suggested_changes_only_add(
             assert kept == kept_columns, table  # every table and column as it was
         added = {t: set(c) - set(before[t]) for t, c in after.items() if t in before}
         assert {t: c for t, c in added.items() if c} == columns
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_each_migration_runs_from_the_one_before_it_from_an_empty_database(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """One revision at a time, as a workspace that upgrades with every release does."""
+    with empty_database(engine, tmp_path, request) as db:
+        for revision in REVISIONS:
+            db.migrate(revision)
+            with db.engine.connect() as conn:
+                assert MigrationContext.configure(conn).get_current_revision() == revision
+        assert revision == HEAD
+
+
+@contextmanager
+def empty_database(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Database]:
+    """A database with no tables on `engine`; dropped afterwards."""
+    if engine == "sqlite":
+        db, name = Database(f"sqlite:///{tmp_path / 'empty.db'}"), None
+    else:
+        # An empty copy: the template is migrated already, so start from a fresh database.
+        template = request.getfixturevalue("postgres_template")
+        db, name = postgres_copy(template)
+        with db.engine.connect() as conn:
+            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
+            conn.execute(sa.text("CREATE SCHEMA public"))
+            conn.commit()
+    try:
+        yield db
     finally:
         db.dispose()
         if name:
