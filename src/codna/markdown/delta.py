@@ -33,8 +33,8 @@ from codna.markdown.diff import trim_common_lines
 Splice = tuple[int, int, str]
 
 # The most deltas between a snapshot and any version rebuilt from it. With one-paragraph edits
-# the size rule alone would let a 1 MB page chain thousands; this keeps a read to about ten
-# milliseconds of applying, and costs a 1 MB page a snapshot's 1 KB per revision.
+# the size rule alone would let a 1 MB page chain thousands; this bounds what a read applies
+# (bench/storage.py prints it), and costs a 1 MB page a snapshot's 1 KB per revision.
 MAX_CHAIN = 1000
 
 # Texts are rebuilt in pieces of about this many characters, so that a splice copies a piece
@@ -253,7 +253,7 @@ def splices_between(old: str, new: str) -> list[Splice]:
     split at a line found once in it and once in the new middle, near its own middle, and each
     side is matched the same way, until what is left is short or has no such line: a splice.
     Each step is a few scans of the text in C (find, compare), so a restore of a 1 MB page that
-    changes a few places far apart stores those places in a few milliseconds. Exact whatever
+    changes a few places far apart stores those places in linear time. Exact whatever
     is matched: each split keeps a line that is the same text on both sides.
     """
     splices: list[Splice] = []

@@ -13,7 +13,7 @@ two decisions of ours:
 
 The lines both versions begin and end with are cut off before difflib runs (found by
 comparing the strings in blocks, then backing up to a line boundary), so a one-paragraph
-change to a 1 MB page diffs in a few milliseconds; difflib only sees the middle, and the hunks
+change to a 1 MB page costs what the paragraph costs; difflib only sees the middle, and the hunks
 get their line numbers and context back from the cut lines. The hunks are therefore the
 hunks of difflib's matching of the middle. That is difflib's result for the whole texts
 whenever difflib keeps the common first and last lines matched in place, which is the usual

@@ -9,12 +9,12 @@ escaped text.
 
 Highlighting has a budget per render, so a page costs about the same whatever its fences
 hold: a fence of FENCE_BYTES or more is not highlighted, nor is any fence once HIGHLIGHT_BYTES
-of code or HIGHLIGHT_FENCES fences have been (a fence takes some 35 µs even when tiny,
-Pygments about a second a megabyte, and the HTML it makes is four to seven times the code).
+of code or HIGHLIGHT_FENCES fences have been (a fence costs a lexer's start even when tiny,
+and the HTML Pygments makes is several times the code).
 And it has a time: HIGHLIGHT_SECONDS of the thread's CPU in all, checked between the tokens
-a lexer yields. Ordinary code takes a few milliseconds; hostile code (a run of unclosed
-quotes, heredocs, comment openers) makes some lexers try a long match again at each
-position, tens of seconds over 30 KB, and is shown plain once the time is spent. A lexer
+a lexer yields. Hostile code (a run of unclosed quotes, heredocs, comment openers) makes
+some lexers try a long match again at each position, in time that grows with the square of
+its length, and is shown plain once the time is spent. A lexer
 that could spend the time inside one match is not listed.
 """
 

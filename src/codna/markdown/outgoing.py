@@ -9,7 +9,7 @@ blocks (``` and ~~~ at a line's start) and single-backtick code spans are skippe
 code (indented blocks, fences inside lists or quotes, longer code spans) and images are not
 told apart, so an address written there counts too. Each expression matches in time linear
 in the text (no nested repeats, every repeat bounded by a character class that stops at the
-next delimiter), so a megabyte takes a few milliseconds whatever it holds.
+next delimiter), whatever it holds.
 """
 
 from __future__ import annotations

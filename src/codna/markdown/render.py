@@ -35,15 +35,16 @@ rendering, one pass over the tokens decides what the HTML may hold:
   (toc.py says when).
 
 A render has a budget (RENDER_TOKENS tokens, RENDER_STEPS steps of work, BLOCK_AMPERSANDS
-`&` in a block; so under RENDER_MEMORY bytes and a few seconds of CPU, whatever the body):
-markdown-it's cost per byte varies a hundredfold with what the bytes are (a megabyte of table
-rows made 1.7 million tokens and 870 MiB; a megabyte of `![` took 19 s; the sanitiser took
-15 s over a megabyte of `&`). Past the budget, the top-level blocks that fitted are rendered
-and the rest is shown as written, escaped in a `<pre>`; nesting is bounded by markdown-it's
-`maxNesting` (20, the CommonMark preset's). Two plugin rules were slower than that and run
-bounded here: the task list rule looked for each item's list from the start (a list of
-100,000 tasks took hours), and the footnote reference rule looked for a label's end from each
-`[^` (labels are at most MOST_FOOTNOTE_LABEL characters here).
+`&` in a block; so under RENDER_MEMORY bytes and a bounded time, whatever the body):
+markdown-it's cost per byte varies a hundredfold with what the bytes are (table rows make a
+token or more a character, `![` sends the inline parser looking ahead, and the sanitiser's
+work grows with the square of the `&`s in a run of text). tests/hostile/test_bounded_render.py
+holds the worst bodies to the budget and prints what each costs. Past the budget, the
+top-level blocks that fitted are rendered and the rest is shown as written, escaped in a
+`<pre>`; nesting is bounded by markdown-it's `maxNesting` (20, the CommonMark preset's). Two
+plugin rules were quadratic and run bounded here: the task list rule looked for each item's
+list from the start, and the footnote reference rule looked for a label's end from each `[^`
+(labels are at most MOST_FOOTNOTE_LABEL characters here).
 
 The HTML then goes through nh3 (Ammonia) with an allow list of exactly the tags, attributes
 and classes that pass and the plugins can produce (an `<input>` is always made
@@ -134,16 +135,15 @@ FORCED_ATTRIBUTES = {"input": {"type": "checkbox", "disabled": "disabled"}}
 ALLOWED_SCHEMES = {"http", "https", "mailto"}
 
 
-# The budget of one render: tokens made (block and inline, in all; a token takes about 400
-# bytes while the page is laid out), and steps of work: each position the inline parser
+# The budget of one render: tokens made (block and inline, in all; RENDER_MEMORY holds what
+# they take while the page is laid out), and steps of work: each position the inline parser
 # tries or skips over (its lookahead for a link's end included), and BLOCK_STEPS for each
-# block it starts (a list item, a quoted line, a definition); a step takes well under a
-# microsecond.
+# block it starts (a list item, a quoted line, a definition).
 RENDER_TOKENS = 150_000
 RENDER_STEPS = 1_000_000
 BLOCK_STEPS = 4
 # The most `&` one block's text may hold: the sanitiser takes time that grows with the square
-# of the `&`s in one run of text (a megabyte of them took 15 s; this many, a few ms).
+# of the `&`s in one run of text.
 BLOCK_AMPERSANDS = 20_000
 RENDER_MEMORY = 128 * 1024 * 1024  # what the tests hold a render of the worst body to
 _BUDGET = "codna_budget"

@@ -36,8 +36,8 @@ from codna.markdown.sections import Heading, find_fully
 
 # --- naming one heading without the full scan ------------------------------------------------
 #
-# The full scan takes a Python step for every heading, which on a page of a megabyte and
-# thousands of headings is tens of milliseconds. A section edit names one heading, and the
+# The full scan takes a Python step for every heading, which adds up on a page of a megabyte
+# and thousands of headings. A section edit names one heading, and the
 # fast path below finds it, its ancestors and where its section ends with two passes of
 # regular expressions over the page, and Python work only for the lines that could matter:
 #
