@@ -12,7 +12,7 @@ def _list(name: str, default: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """How a server runs. Every field has an environment variable (the README lists them)."""
+    """How a server runs. Every field has an environment variable (docs/running.md lists them)."""
 
     base_url: str = field(default_factory=lambda: base_url())
     # Host headers the server answers (DNS-rebinding protection); `*` as a port matches any.
