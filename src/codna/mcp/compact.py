@@ -58,8 +58,8 @@ def schema(node: Any) -> Any:
 # and as the same JSON in text: a client checks the object against this, and no client we know
 # of shows a result's schema to its model, which reads the answer itself. What each field
 # means is said where a model meets it: in the answer (a cut body's `more`, a list's `note`),
-# in the tool's description, and in docs/mcp.md for people. Listing every field with its
-# type cost 2,186 characters of an agent's tool list; this costs 16 a tool.
+# in the tool's description, and in docs/mcp.md for people. tests/mcp/test_tool_list.py
+# holds the list to its budget.
 RESULT_SCHEMA: dict[str, Any] = {"type": "object"}
 
 

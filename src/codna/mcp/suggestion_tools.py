@@ -61,10 +61,10 @@ def _go_on(shown: list[SuggestionAnswer], offset: int, kind: str | None) -> str:
     """How to go on from a list of suggestions cut to fit the budget: each kind is paged
     apart, so the offset is given for each kind listed."""
     counts = {k: sum(1 for s in shown if s.kind == k) for k in ("change", "link")}
-    kinds = [kind] if kind else [k for k, n in counts.items() if n]
-    rest = ", or ".join(f"kind={k} with offset={offset + counts[k]}" for k in kinds)
     if kind:
         rest = f"offset={offset + counts[kind]}"
+    else:
+        rest = ", or ".join(f"kind={k} with offset={offset + n}" for k, n in counts.items() if n)
     return f"Cut to {len(shown)} to stay within {budget.ANSWER_CHARS:,} characters: pass {rest}."
 
 
@@ -202,11 +202,12 @@ def register(server: CodnaMCP) -> None:
         )
         changes = waiting.suggested_changes
         made = waiting.suggested_links
-        listed = budget.LISTED_DIFF_CHARS
+        diff_chars = budget.LISTED_DIFF_CHARS
         links = budget.fit([SuggestionAnswer.of(s, full=True) for s in made.items])
         room = budget.ANSWER_CHARS - sum(budget.size(link) + 1 for link in links)
         every = [
-            SuggestionAnswer.of(s, full=True, edits=False, diff_chars=listed) for s in changes.items
+            SuggestionAnswer.of(s, full=True, edits=False, diff_chars=diff_chars)
+            for s in changes.items
         ]
         shown = budget.fit(every, max(room, 1))
         note = None
