@@ -8,26 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from codna.cli.main import cli
-from codna.storage.database import Database
-
-
-def run(*args: str, stdin: str | None = None, ok: bool = True) -> str:
-    result = CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
-    assert (result.exit_code == 0) is ok, result.output
-    return result.output
-
-
-@pytest.fixture
-def workspace(db: Database) -> None:
-    run("init", "--admin-email", "ada@example.com", "--admin-password", "correct horse")
-    run("member", "add", "ben@example.com", "--name", "Ben", "--password", "hunter2hunter2")
-    run("agent", "add", "checker", "--responsible", "ada@example.com")
-    run("share", "wiki", "ben@example.com", "write")
-    run("share", "wiki:decisions/", "checker", "read")
+from tests.cli.conftest import run
 
 
 def test_a_page_goes_through_create_edit_history_and_revert(
