@@ -7,14 +7,13 @@ runs it again, and it suggests nothing it suggested before."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
 from tests.conftest import unique
 from tests.server.conftest import Server
+from tests.waiting import eventually
 
 RECORD = """\
 ## Context
@@ -25,18 +24,6 @@ Agents find gaps in decision records.
 
 Agents suggest; people decide.
 """
-T = TypeVar("T")
-
-
-def eventually(what: str, probe: Callable[[], T | None], deadline: float = 60) -> T:
-    """Poll `probe` until it gives something, or fail saying what never came."""
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not happen within {deadline:g} s")
 
 
 def suggestions_on(api: httpx.Client, address: str) -> list[dict[str, Any]]:

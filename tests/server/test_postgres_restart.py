@@ -14,8 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from codna.services.context import use_database
 from codna.storage.database import Database
 from tests.conftest import ROLES, seed, unique
 from tests.server.conftest import Server, free_port, running_server
+from tests.waiting import eventually
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 CLIENTS = 4
@@ -153,14 +153,9 @@ def run_client(server: Server, client: Client, stop: threading.Event) -> None:
                     client.refused.append(answer)
 
 
-def wait_for(what: str, condition: object) -> None:
-    """Wait until `condition()` holds, or fail once DEADLINE has passed."""
-    assert callable(condition)
-    end = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > end:
-            pytest.fail(f"waited {DEADLINE:g} s for {what}")
-        time.sleep(0.01)
+def wait_for(what: str, condition: Callable[[], bool]) -> None:
+    """Wait until `condition()` holds, polling often: the clients' answers change fast."""
+    eventually(what, condition, deadline=DEADLINE, every=0.01)
 
 
 def mcp_read(server: Server, address: str) -> httpx.Response:

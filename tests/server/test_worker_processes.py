@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from codna.storage.database import Database
 from codna.storage.schema import outbox as outbox_table
 from tests.conftest import ROLES, Workspace, fresh_database, seed, unique
 from tests.server.conftest import CODNA, running_server, server_env, stop
+from tests.waiting import eventually
 from tests.worker import recording
 
 ROOT = Path(__file__).parents[2]
@@ -83,12 +83,12 @@ def recorded(path: Path) -> list[tuple[int, int]]:
 
 
 def wait_for(condition: Callable[[], bool], what: str, logs: Path) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > deadline:
-            shown = "\n".join(f"{p.name}:\n{p.read_text()}" for p in sorted(logs.glob("*.log")))
-            pytest.fail(f"not within {DEADLINE:g} s: {what}\n{shown}")
-        time.sleep(0.05)
+    """Wait until `condition()` holds; a failure shows the processes' logs."""
+
+    def shown() -> str:
+        return "\n".join(f"{p.name}:\n{p.read_text()}" for p in sorted(logs.glob("*.log")))
+
+    eventually(what, condition, deadline=DEADLINE, explain=shown)
 
 
 def handler_env(record: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -10,8 +10,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from codna.storage.schema import runs as runs_table
 from codna.worker import Worker, loop
 from codna.worker.orphans import close_orphaned_runs
 from tests.services.conftest import Team
+from tests.waiting import eventually
 from tests.worker.test_loop import DEADLINE, NEVER, running, until
 
 ON = "wiki:decisions/0001"
@@ -173,14 +173,6 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def _within(condition: Callable[[], bool], what: str) -> None:
-    end = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > end:
-            pytest.fail(f"not within {DEADLINE:g} s: {what}")
-        time.sleep(0.05)
-
-
 def test_a_routine_run_whose_process_was_killed_is_closed_and_its_command_killed(
     team: Team, db: Database, tmp_path: Path
 ) -> None:
@@ -203,11 +195,15 @@ def test_a_routine_run_whose_process_was_killed_is_closed_and_its_command_killed
         return bool(found)
 
     try:
-        _within(spawned, "the run's command spawned")
+        eventually("the run's command spawned", spawned, deadline=DEADLINE)
         [run] = found
         group = run.command_pid
         assert run.pid == owner.pid and group is not None
-        _within(lambda: keep.exists() and keep.read_text().endswith("\n"), "the token kept")
+        eventually(
+            "the token kept",
+            lambda: keep.exists() and keep.read_text().endswith("\n"),
+            deadline=DEADLINE,
+        )
         secret = keep.read_text().strip()
         assert tokens.authenticate_token(secret).member.via == "sleeper"
         owner.kill()  # the run's server dies mid-run: nothing ends the run, nor its command
@@ -218,7 +214,7 @@ def test_a_routine_run_whose_process_was_killed_is_closed_and_its_command_killed
         assert closed.error == (
             f"its server stopped while it ran (process {owner.pid} on {run.host})"
         )
-        _within(lambda: _gone(group), "the orphaned command killed")
+        eventually("the orphaned command killed", lambda: _gone(group), deadline=DEADLINE)
         with pytest.raises(Unauthenticated):
             tokens.authenticate_token(secret)
     finally:
