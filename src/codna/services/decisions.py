@@ -6,7 +6,6 @@ a pending or rejected one blocks the same again on the page, so a rejection is d
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -272,21 +271,12 @@ def access_item(
     return row, on, mine
 
 
-def decide(
-    conn: Connection,
-    actor: Member,
-    kind: Kind[Item],
-    item_id: int,
-    *,
-    decision: str,
-    reason: str | None,
-    accept: Callable[[PageRow, Item], PageRow],
+def open_decision(
+    conn: Connection, actor: Member, kind: Kind[Item], item_id: int
 ) -> tuple[Item, PageRow, Rights]:
-    """Accept (`accept` applies it to the page as it is and returns the page as saved) or
-    reject a pending item, and tell its suggester; the item and its page afterwards.
-
-    Raises NotFound, ReadOnly (cannot edit the page), AlreadyDecided, and what `accept` raises.
-    """
+    """The pending item the actor is to decide, locked, with its page (for accepting to write
+    to) and the actor's rights. Raises NotFound, AlreadyDecided, ReadOnly (cannot edit the
+    page)."""
     row, page, mine = access_item(conn, actor, kind, item_id, lock=True)
     if row.status != "pending":
         raise AlreadyDecided(
@@ -296,17 +286,29 @@ def decide(
         raise ReadOnly(f"Only someone who can edit the page decides on a {kind.noun}.")
     if page.in_trash:
         raise NotFound(f"The page of {kind.noun} {item_id} is in the trash; restore it first.")
-    if decision == "accept":
-        page = accept(page, row)
-    status = "accepted" if decision == "accept" else "rejected"
+    return row, page, mine
+
+
+def settle(
+    conn: Connection,
+    actor: Member,
+    kind: Kind[Item],
+    row: Item,
+    *,
+    accepted: PageRow | None,
+    reason: str | None,
+) -> Item:
+    """Close an opened item as decided: accepted (`accepted`, the page as accepting saved it)
+    or rejected; its suggester is told. The item as closed."""
+    status = "accepted" if accepted is not None else "rejected"
     closed = _close(
         conn,
         kind,
-        item_id,
+        row.id,
         status=status,
         decided_by=actor.id,
         decision_reason=reason,
-        accepted_version=page.version if decision == "accept" else None,
+        accepted_version=accepted.version if accepted is not None else None,
     )
     if row.suggester_id != actor.id:  # one's own decision needs no telling
         note = {
@@ -321,7 +323,7 @@ def decide(
         }
         note_id = conn.execute(_NOTIFY, note).scalar_one()
         events.emit(conn, table="notifications", row_id=note_id, op="insert")
-    return closed, page, mine
+    return closed
 
 
 def withdraw(

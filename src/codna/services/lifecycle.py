@@ -3,8 +3,9 @@ the services offer it: suggesting (with a dry run), reading, listing, deciding a
 each one transaction, for either kind alike.
 
 A kind supplies only its own part: what the item holds and whether it applies now (a `Draft`,
-made by the kind's suggest function), and what accepting it writes (its `Accept`). Everything
-else is here and in decisions.py, said once: who may see and decide (the suggester and the
+made by the kind's suggest function), and what accepting it writes (its decide function, which
+opens the decision and settles it with decisions.py). Everything else is here and in
+decisions.py, said once: who may see and decide (the suggester and the
 page's editors, as the grants are now), the duplicate and rejected-before checks, the limits,
 two members suggesting the same at once, the suggester told of a decision.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy.engine import Connection
 
@@ -23,15 +23,11 @@ from codna.services.access import Rights, access_page, read_only_message
 from codna.services.addresses import Address
 from codna.services.clock import now
 from codna.services.context import database
-from codna.services.decisions import Item, Kind, check_decision, check_reason
+from codna.services.decisions import Item, Kind, check_reason
 from codna.services.listing import check_listing, listed
 from codna.services.members import Member
 from codna.services.suggestion_views import Suggestion, views
 from codna.storage.records import PageRow
-
-# How a kind's accepted item is written: the page as it is (locked), the item; the page as
-# saved. It raises NoLongerApplies where the item no longer applies to the page.
-Accept = Callable[[Connection, Member, PageRow, Any], PageRow]
 
 
 @dataclass(frozen=True)
@@ -104,38 +100,6 @@ def suggest(
             item.made(conn, row.id)
         [view] = views(conn, [row], mine, page=page)
         return Made(view, holds)
-
-
-def decide(
-    actor: Member,
-    kind: Kind[Item],
-    suggestion_id: int,
-    *,
-    decision: str,
-    reason: str | None,
-    accept: Accept,
-) -> Suggestion:
-    """Accept (`accept` writes it to the page as it is now: one revision by the actor) or
-    reject (with an optional reason the suggester reads) a pending item; one decision settles
-    it for every editor, and the suggester is told.
-
-    Raises InvalidRequest, NotFound, ReadOnly (cannot edit the page), AlreadyDecided, and
-    what `accept` raises (NoLongerApplies).
-    """
-    check_decision(decision)
-    checked_reason = check_reason(reason, required=False)
-    with database().write() as conn:
-        row, page, mine = decisions.decide(
-            conn,
-            actor,
-            kind,
-            suggestion_id,
-            decision=decision,
-            reason=checked_reason,
-            accept=lambda page, row: accept(conn, actor, page, row),
-        )
-        [view] = views(conn, [row], mine, page=page)
-        return view
 
 
 def withdraw(actor: Member, kind: Kind[Item], suggestion_id: int) -> Suggestion:

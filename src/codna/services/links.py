@@ -17,16 +17,17 @@ from codna.errors import Duplicate, InvalidEdit, InvalidRequest, NoLongerApplies
 from codna.markdown.apply import apply_edits
 from codna.markdown.limits import check_text, normalise_newlines
 from codna.markdown.links import link_edits, links_to
-from codna.services import lifecycle
+from codna.services import decisions, lifecycle
 from codna.services.access import Rights, access_page, rights
 from codna.services.addresses import Address, parse_address
 from codna.services.attribution import suggested_by
 from codna.services.changes import Change, apply_change, save_change
-from codna.services.decisions import LINKS
+from codna.services.context import database
+from codna.services.decisions import LINKS, check_decision, check_reason
 from codna.services.lifecycle import Draft
 from codna.services.limits import SUGGESTIONS
 from codna.services.members import Member, member_by_id_in
-from codna.services.suggestion_views import Suggestion, page_heads
+from codna.services.suggestion_views import Suggestion, page_heads, views
 from codna.services.suggestions import check_stored
 from codna.storage.records import LinkRow, PageRow
 
@@ -121,9 +122,14 @@ def decide_link(
     Raises NotFound, ReadOnly (cannot edit A), AlreadyDecided, NoLongerApplies (the anchor text
     is gone), InvalidRequest.
     """
-    return lifecycle.decide(
-        actor, LINKS, suggestion_id, decision=decision, reason=reason, accept=_accept
-    )
+    check_decision(decision)
+    checked = check_reason(reason, required=False)
+    with database().write() as conn:
+        row, page, mine = decisions.open_decision(conn, actor, LINKS, suggestion_id)
+        accepted = _accept(conn, actor, page, row) if decision == "accept" else None
+        closed = decisions.settle(conn, actor, LINKS, row, accepted=accepted, reason=checked)
+        [view] = views(conn, [closed], mine, page=accepted or page)
+        return view
 
 
 def withdraw_link(actor: Member, *, suggestion_id: int) -> Suggestion:

@@ -37,7 +37,7 @@ from codna.services.changes import (
     save_change,
 )
 from codna.services.context import database
-from codna.services.decisions import CHANGES
+from codna.services.decisions import CHANGES, check_decision, check_reason
 from codna.services.lifecycle import Draft
 from codna.services.limits import STORED_ROW_BYTES, STORED_SUGGESTION_BYTES, SUGGESTIONS
 from codna.services.members import Member, member_by_id_in
@@ -236,9 +236,14 @@ def decide_edit_suggestion(
     Raises NotFound, ReadOnly (cannot edit the page), AlreadyDecided, NoLongerApplies,
     InvalidRequest.
     """
-    return lifecycle.decide(
-        actor, CHANGES, suggestion_id, decision=decision, reason=reason, accept=_accept
-    )
+    check_decision(decision)
+    checked = check_reason(reason, required=False)
+    with database().write() as conn:
+        row, page, mine = decisions.open_decision(conn, actor, CHANGES, suggestion_id)
+        accepted = _accept(conn, actor, page, row) if decision == "accept" else None
+        closed = decisions.settle(conn, actor, CHANGES, row, accepted=accepted, reason=checked)
+        [view] = views(conn, [closed], mine, page=accepted or page)
+        return view
 
 
 def withdraw_suggestion(actor: Member, *, suggestion_id: int) -> Suggestion:
