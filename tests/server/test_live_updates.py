@@ -37,6 +37,7 @@ class EventStream:
     ) -> None:
         self.events: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
         self.ready = threading.Event()
+        self.said_ended = threading.Event()  # the web's stream says so before it ends
         self._stop = threading.Event()
         self._response: httpx.Response | None = None
         headers = {"Cookie": cookie} if cookie else {"Authorization": f"Bearer {token}"}
@@ -63,6 +64,8 @@ class EventStream:
                 kind = line.split(":", 1)[1].strip()
             elif line.startswith("data:") and kind == "ready":
                 self.ready.set()
+            elif line.startswith("data:") and kind == "ended":
+                self.said_ended.set()
             elif line.startswith("data:") and kind == "inbox":
                 data = line.split(":", 1)[1].strip()  # the web's events carry none
                 self.events.put((time.monotonic(), json.loads(data) if data else {}))

@@ -62,6 +62,7 @@ def test_a_web_stream_ends_when_its_session_signs_out(server: Server) -> None:
             assert token is not None
             assert browser.post("/sign-out", data={"csrf": token[1]}).status_code == 303
             assert events.ended(ENDS_WITHIN), "the stream outlived its session"
+            assert events.said_ended.is_set(), "the stream ended without saying so"
 
 
 def test_one_member_holds_a_bounded_number_of_streams(server: Server) -> None:

@@ -93,7 +93,9 @@ async def count(seen: Seen) -> Response:
 async def live(request: Request, seen: Seen) -> EventSourceResponse:
     """Server-sent events, with the session: an `inbox` event whenever what the visitor's
     inbox shows may have changed (or events were missed); the page fetches what changed. The
-    stream ends when the session does."""
+    stream ends when the session does, with an `ended` event: the page closes its
+    EventSource on it (`sse-close`) instead of meeting a dropped connection, which a browser
+    reports as an error and tries again."""
     member = await seen.run(lambda member: member)
     inbox.streams.check(member)  # RateLimited: too many open already
 
@@ -104,5 +106,6 @@ async def live(request: Request, seen: Seen) -> EventSourceResponse:
         )
         async for event in changes:
             yield {"event": "ready" if event is None else "inbox", "data": ""}
+        yield {"event": "ended", "data": ""}
 
     return EventSourceResponse(stream(), ping=15)
