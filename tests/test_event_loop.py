@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -49,6 +48,7 @@ from tests.conftest import (
     structured,
     unique,
 )
+from tests.waiting import eventually
 from tests.web.conftest import csrf_of
 
 DEADLINE = 30.0
@@ -312,10 +312,12 @@ def test_the_worker_runs_routines_without_the_database_on_the_event_loop(
     with served.api("writer") as client:
         page = {"address": address, "title": "0002 · Agents suggest", "body": RECORD}
         ok(client.post("/api/v1/pages", json=page), 201)
-    end = time.monotonic() + DEADLINE
-    while len(done := runs.list_runs(writer)) < 2 or any(r.status == "running" for r in done):
-        assert time.monotonic() < end, f"the routines did not run in time: {done}"
-        time.sleep(0.05)
+
+    def finished() -> list[runs.Run] | None:
+        done = runs.list_runs(writer)
+        return done if len(done) >= 2 and all(r.status != "running" for r in done) else None
+
+    done = eventually("both routines' runs", finished, deadline=DEADLINE)
     assert {(r.routine, r.status) for r in done} == {
         ("decision-check", "succeeded"),
         (COMMAND, "succeeded"),
