@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import InProcessServer, one_page, refusal, structured, unique
+from codna.markdown.edits import parse_edits
+from codna.services import members, suggestions
+from tests.conftest import ROLES, InProcessServer, one_page, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio
 BODY = "**Status:** Proposed\n\n## Context\n\nSlow pages.\n\n## Decision\n\nCache them.\n"
@@ -99,46 +101,37 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
 async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
     app: InProcessServer,
 ) -> None:
+    """The limit is the services' (tests/services/test_suggestions.py); here, how MCP says
+    it: 200 made through the services, the 201st refused over MCP with its code and figures,
+    and room again once one is withdrawn over MCP."""
+    reader = members.member_by_handle(ROLES["reader"])
     addresses = [unique("wiki:many/") for _ in range(20)]
     for address in addresses:
         app.create_page(address, "Text.\n")
-    async with app.mcp("reader") as reader:
-        mine = structured(
-            await reader.call_tool(
-                "list_suggestions", {"status": "pending", "kind": "change", "limit": 200}
-            )
-        )["suggestions"]
-        for old in mine:
-            number = {"suggestion_id": old["suggestion_id"]}
-            structured(await reader.call_tool("withdraw_suggestion", number))
-        for n in range(200):
-            structured(
-                await reader.call_tool(
-                    "suggest_edit",
-                    {
-                        "address": addresses[n % 20],
-                        "edits": [{"op": "append", "text": f"L{n}"}],
-                        "reason": "r",
-                    },
-                )
-            )
-        over = refusal(
-            await reader.call_tool(
-                "suggest_edit",
-                {
-                    "address": addresses[0],
-                    "edits": [{"op": "append", "text": "one more"}],
-                    "reason": "r",
-                },
-            )
-        )
-        assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
-        # Leave the shared workspace as it was for the reader's other tests.
-        left = structured(
-            await reader.call_tool(
-                "list_suggestions", {"status": "pending", "kind": "change", "limit": 200}
-            )
-        )["suggestions"]
-        for old in left:
-            number = {"suggestion_id": old["suggestion_id"]}
-            structured(await reader.call_tool("withdraw_suggestion", number))
+    for old in suggestions.list_suggestions(reader, status="pending", limit=200):
+        suggestions.withdraw_suggestion(reader, suggestion_id=old.id)
+    made = [
+        suggestions.suggest_edit(
+            reader,
+            address=addresses[n % 20],
+            edits=parse_edits([{"op": "append", "text": f"L{n}"}]),
+            reason="r",
+        ).suggestion
+        for n in range(200)
+    ]
+    one_more = {
+        "address": addresses[0],
+        "edits": [{"op": "append", "text": "one more"}],
+        "reason": "r",
+    }
+    async with app.mcp("reader") as client:
+        over = refusal(await client.call_tool("suggest_edit", one_more))
+        first = made[0]
+        assert first is not None
+        structured(await client.call_tool("withdraw_suggestion", {"suggestion_id": first.id}))
+        again = structured(await client.call_tool("suggest_edit", one_more))
+    assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
+    assert again["saved"] is True
+    # Leave the shared workspace as it was for the reader's other tests.
+    for old in suggestions.list_suggestions(reader, status="pending", limit=200):
+        suggestions.withdraw_suggestion(reader, suggestion_id=old.id)

@@ -8,9 +8,9 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from codna.errors import AlreadyDecided, CodnaError, LimitReached, NoLongerApplies
+from codna.errors import CodnaError, LimitReached, NoLongerApplies
 from codna.markdown.edits import parse_edits
-from codna.services import changes, pages, revisions, suggestions
+from codna.services import changes, pages, suggestions
 from tests.services.conftest import Team
 
 PAGE = "wiki:busy"
@@ -31,25 +31,6 @@ def at_once(calls: list[Callable[[], object]], threads: int | None = None) -> li
 
     with ThreadPoolExecutor(threads or len(calls)) as pool:
         return list(pool.map(run, calls))
-
-
-def test_thirty_two_accepts_at_once_make_exactly_one_revision(team: Team) -> None:
-    pages.create_page(team.writer, address=PAGE, title="Busy", body="The old text.\n")
-    made = suggestions.suggest_edit(
-        team.agent,
-        address=PAGE,
-        edits=parse_edits([{"op": "replace", "old": "old", "new": "new"}]),
-        reason="r",
-    ).suggestion
-    assert made is not None
-    accept = lambda: suggestions.decide_edit_suggestion(  # noqa: E731
-        team.writer, suggestion_id=made.id, decision="accept"
-    )
-    results = at_once([accept] * 32)
-    assert sum(isinstance(r, suggestions.Suggestion) for r in results) == 1
-    assert sum(isinstance(r, AlreadyDecided) for r in results) == 31
-    history = revisions.history(team.writer, address=PAGE)
-    assert [r.kind for r in history] == ["accept_suggestion", "create"]
 
 
 def test_accept_racing_an_edit_loses_neither_and_never_applies_text_that_is_gone(
