@@ -36,8 +36,8 @@ from starlette.types import ASGIApp, Message
 
 from codna.app import create_app
 from codna.errors import CodnaError
-from codna.services import access, members, tokens
 from codna.services.context import use_database
+from codna.services.members import access, members, tokens
 from codna.settings import Settings
 from codna.storage.database import Database
 

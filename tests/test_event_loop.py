@@ -30,9 +30,11 @@ from codna import worker as outbox_worker
 from codna.app import create_app
 from codna.markdown.edits import parse_edits
 from codna.mcp import build
-from codna.services import automations, members, runs, sessions, suggestions
 from codna.services.context import close_database, use_database
-from codna.services.ratelimit import RateLimiter
+from codna.services.events import automations, runs
+from codna.services.members import members, sessions
+from codna.services.members.ratelimit import RateLimiter
+from codna.services.suggestions import changes
 from codna.settings import Settings
 from codna.storage.database import Database
 from tests.conftest import (
@@ -295,7 +297,7 @@ def test_the_inbox_events_never_use_the_database_on_the_event_loop(
     def suggest() -> None:
         address = unique()
         served.create_page(address, BODY)
-        suggestions.suggest_edit(agent, address=address, edits=parse_edits(GREY), reason="Teal.")
+        changes.suggest_edit(agent, address=address, edits=parse_edits(GREY), reason="Teal.")
 
     web = [(b"cookie", f"codna_session={secret}".encode())]
     served.portal.call(_until_an_inbox_event, app, "/inbox/events", web, suggest)
@@ -322,7 +324,7 @@ def test_the_worker_runs_routines_without_the_database_on_the_event_loop(
         ("decision-check", "succeeded"),
         (COMMAND, "succeeded"),
     }
-    made = suggestions.list_suggestions(writer, address=address)
+    made = changes.list_suggestions(writer, address=address)
     assert {s.via for s in made} == {"decision-check"} and len(made) == 1
     nothing(on_the_loop)
 

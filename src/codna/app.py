@@ -23,8 +23,9 @@ from codna.api import suggestions as api_suggestions
 from codna.guards import BodyCap, HostOriginGuard, PathDispatch, SecurityHeaders
 from codna.mcp import build
 from codna.mcp.server import CodnaMCP, TokenVerifier
-from codna.services import context, events
-from codna.services.ratelimit import RateLimiter
+from codna.services import context
+from codna.services.events import events
+from codna.services.members.ratelimit import RateLimiter
 from codna.settings import Settings
 from codna.web import account as web_account
 from codna.web import admin as web_admin

@@ -20,12 +20,13 @@ from codna.mcp import build
 from codna.routines import decision_check
 from codna.routines.calls import Session
 from codna.routines.command import run_command
-from codna.services import members, runs
-from codna.services.automations import Automation
-from codna.services.members import Member
-from codna.services.outbox import Event
-from codna.services.ratelimit import RateLimiter
-from codna.services.runs import Run
+from codna.services.events import runs
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
+from codna.services.events.runs import Run
+from codna.services.members import members
+from codna.services.members.members import Member
+from codna.services.members.ratelimit import RateLimiter
 from codna.settings import Settings, base_url
 from codna.worker.handlers import describe, handle_others
 

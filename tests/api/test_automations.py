@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from codna.services import automations
+from codna.services.events import automations
 from tests.conftest import InProcessServer, error_body, unique
 
 ROUTINE = "api-check"

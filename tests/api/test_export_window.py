@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from codna.services import transfer
+from codna.services.admin import transfer
 from codna.services.limits import EXPORT
 from tests.conftest import InProcessServer, error_body
 

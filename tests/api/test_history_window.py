@@ -5,8 +5,9 @@ beyond it as invalid_request, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from codna.markdown.edits import parse_edits
-from codna.services import changes, tokens
 from codna.services.limits import HISTORY
+from codna.services.members import tokens
+from codna.services.pages import editing
 from tests.conftest import InProcessServer, error_body, unique
 
 
@@ -18,7 +19,7 @@ def saved(app: InProcessServer, versions: int) -> str:
     writer = tokens.authenticate_token(app.token("writer")).member
     for n in range(2, versions + 1):
         edit = {"op": "replace", "old": f"Version {n - 1}.", "new": f"Version {n}."}
-        changes.edit_page(writer, address=address, edits=parse_edits([edit]))
+        editing.edit_page(writer, address=address, edits=parse_edits([edit]))
     return address
 
 

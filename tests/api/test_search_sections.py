@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from codna.cli.main import cli
-from codna.services import members, pages
+from codna.services.members import members
+from codna.services.pages import pages
 from codna.storage.database import Database
 from tests.conftest import InProcessServer, unique
 from tests.mcp.test_agent_review import Calls

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from codna.services import members, tokens
 from codna.services.context import use_database
+from codna.services.members import members, tokens
 from codna.storage.database import Database
 from tests.browser.axe import assert_accessible, with_axe
 from tests.browser.conftest import Visitors, screenshot, sign_in

@@ -22,9 +22,10 @@ import httpx
 import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
-from codna.services import access, members, suggestions, tokens
 from codna.services.context import use_database
-from codna.services.members import Member
+from codna.services.members import access, members, tokens
+from codna.services.members.members import Member
+from codna.services.suggestions import changes
 from codna.storage.database import Database
 from tests.browser.conftest import Visitors, Watched, screenshot, wait_until_live
 from tests.conftest import PASSWORD, ROLES, unique
@@ -395,7 +396,7 @@ def test_the_card_names_who_suggested_it_and_only_the_suggesters_own_card_offers
     suggester = person(server, "Pat")
     with services(server):
         pat = members.member_by_handle(suggester.handle)
-        made = suggestions.suggest_edit(
+        made = changes.suggest_edit(
             pat,
             address=address,
             edits=[],

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from codna.cli.main import cli
-from codna.services import automations
+from codna.services.events import automations
 from tests.cli.conftest import invoke
 
 ROUTINE = "cli-check"

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from codna.markdown.edits import parse_edits
-from codna.services import backup, changes, members, pages
+from codna.services.admin import backup
 from codna.services.context import close_database, use_database
-from codna.services.members import Member
+from codna.services.members import members
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages
 from codna.storage.database import Database, sqlite_file
 from tests.cli.conftest import invoke
 
@@ -53,7 +55,7 @@ class Writer:
         try:
             while not self.stop.is_set():
                 n = self.acknowledged + 1
-                done = changes.edit_page(
+                done = editing.edit_page(
                     self.actor,
                     address=ADDRESS,
                     edits=parse_edits([{"op": "append", "text": edit_text(n)}]),
@@ -78,7 +80,7 @@ class Writer:
 
 
 @contextmanager
-def editing(actor: Member) -> Iterator[Writer]:
+def busy(actor: Member) -> Iterator[Writer]:
     pages.create_page(actor, address=ADDRESS, title="Busy", body=FILLER)
     writer = Writer(actor)
     writer.thread.start()
@@ -158,7 +160,7 @@ def test_a_backup_taken_while_edits_go_on_holds_every_edit_acknowledged_before_i
     ada = members.first_admin()
     rounds = 25 if long_form else 3
     copies: list[tuple[Path, int, int, int]] = []  # file, acknowledged before, at first step
-    with editing(ada) as writer:
+    with busy(ada) as writer:
         for n in range(rounds):
             writer.wait_for(writer.acknowledged + 2)
             before = writer.acknowledged
@@ -198,7 +200,7 @@ def test_codna_backup_copies_the_workspace_while_edits_go_on(
     ada = members.first_admin()
     file = tmp_path / "backups" / "codna.db"
     file.parent.mkdir()
-    with editing(ada) as writer:
+    with busy(ada) as writer:
         writer.wait_for(3)
         before = writer.acknowledged
         done = invoke(["backup", str(file)])

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from codna.cli.main import cli
 from codna.markdown.edits import parse_edits
-from codna.services import changes, members, pages, search
+from codna.services.members import members
+from codna.services.pages import editing, pages, search
 from codna.storage.database import Database
 from codna.storage.schema import page_sections, revisions
 from tests.cli.conftest import invoke
@@ -21,7 +22,7 @@ def a_page_with_versions(versions: int) -> None:
     body = "".join(f"Line {n} of the page.\n" for n in range(100))
     pages.create_page(ada, address="wiki:checked", title="Checked", body=body)
     for n in range(1, versions):
-        changes.edit_page(
+        editing.edit_page(
             ada,
             address="wiki:checked",
             edits=parse_edits([{"op": "replace", "old": f"Line {n} of", "new": f"Line {n} in"}]),

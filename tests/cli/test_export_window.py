@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from codna.errors import Conflict
-from codna.services import members, pages, transfer
+from codna.services.admin import transfer
 from codna.services.limits import EXPORT_BYTES
+from codna.services.members import members
+from codna.services.pages import pages
 from tests.cli.conftest import invoke
 
 NAMES = ["e", "b", "a", "d", "c", "f"]

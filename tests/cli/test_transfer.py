@@ -9,7 +9,7 @@ import pytest
 
 from codna.cli import transfer as transfer_cli
 from codna.markdown.limits import MAX_BODY_BYTES
-from codna.services.transfer import ExportedFile
+from codna.services.admin.transfer import ExportedFile
 from tests.cli.conftest import invoke
 
 

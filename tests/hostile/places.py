@@ -21,8 +21,10 @@ from urllib.parse import quote
 
 from codna.errors import InvalidRequest
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, links, members, pages, reverts, suggestions, tokens
-from codna.services.members import Member
+from codna.services.members import access, members, tokens
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages
+from codna.services.suggestions import changes, links, reverts
 from codna.web.templating import page_url
 from tests.hostile.payloads import Payload
 
@@ -101,7 +103,7 @@ def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: s
     access.share(admin, address=TARGET, member=suggester.email or "", level="read")
     one_line = " ".join(text.split())  # a token's name is typed on one line, like a person's
     tokens.create_token(admin, member=suggester.email or "", name=fit(one_line, MAX_TOKEN_NAME, n))
-    edited = changes.edit_page(
+    edited = editing.edit_page(
         writer,
         address=address,
         edits=parse_edits([{"op": "append", "text": f"Edited: {text} {mark}"}]),
@@ -113,7 +115,7 @@ def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: s
 
     def suggest(letter: str, title: str | None = None, tags_add: tuple[str, ...] = ()) -> int:
         edits = parse_edits([{"op": "append", "text": f"{letter}: {text} {mark}"}])
-        made = suggestions.suggest_edit(
+        made = changes.suggest_edit(
             suggester,
             address=address,
             edits=edits,
@@ -125,7 +127,7 @@ def fill(n: int, payload: Payload, *, admin: Member, writer: Member, password: s
         return made.suggestion.id
 
     accepted = suggest("A")
-    suggestions.decide_edit_suggestion(writer, suggestion_id=accepted, decision="accept")
+    changes.decide_edit_suggestion(writer, suggestion_id=accepted, decision="accept")
     to_reject = suggest("B")
     waiting = suggest(
         "C", title=fit(text, MAX_TITLE, n), tags_add=(fit(text.replace(",", ";"), MAX_TAG, n + 1),)

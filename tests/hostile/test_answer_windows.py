@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from codna.errors import InvalidRequest
-from codna.services import revisions, tokens
 from codna.services.limits import HISTORY
+from codna.services.members import tokens
+from codna.services.pages import revisions
 from tests.conftest import InProcessServer, structured, unique
 
 pytestmark = pytest.mark.anyio

@@ -18,7 +18,7 @@ import pytest
 
 from codna.errors import CodnaError
 from codna.markdown.front_matter import MAX_FRONT_MATTER_BYTES
-from codna.services import transfer
+from codna.services.admin import transfer
 from tests.conftest import InProcessServer
 from tests.hostile.budget import measured
 from tests.hostile.parser_inputs import FRONT_MATTER, Refused, alias_bomb, front_matter_fuzz

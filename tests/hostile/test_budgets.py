@@ -13,9 +13,10 @@ import pytest
 import sqlalchemy as sa
 
 from codna.errors import TooLarge
-from codna.services import members, search
 from codna.services.context import use_database
 from codna.services.limits import SEARCH_BUDGET
+from codna.services.members import members
+from codna.services.pages import search
 from codna.storage.database import Database
 from tests.conftest import InProcessServer, error_body, refusal, structured, unique
 

@@ -17,9 +17,12 @@ import sqlalchemy as sa
 
 from codna.errors import NotFound, TooLarge
 from codna.markdown.edits import parse_edits
-from codna.services import changes, output_budget, pages, reverts, runs, suggestions, tokens
 from codna.services.context import database
-from codna.services.members import Member
+from codna.services.events import runs
+from codna.services.members import tokens
+from codna.services.members.members import Member
+from codna.services.pages import editing, output_budget, pages
+from codna.services.suggestions import changes, reverts
 from codna.storage.schema import outbox, page_sections, revisions
 from codna.storage.schema import pages as page_rows
 from tests.services.conftest import Team, team
@@ -110,7 +113,7 @@ def test_edits_count_toward_the_budget(budget: Team) -> None:
     for _ in range(40):
         version = pages.read_page(budget.agent, address=address).version
         try:
-            changes.edit_page(budget.agent, address=address, edits=grow)
+            editing.edit_page(budget.agent, address=address, edits=grow)
         except TooLarge as refused:
             assert refused.fields["limit"] == BUDGET
             break
@@ -125,8 +128,8 @@ def test_at_the_budget_every_kind_of_write_in_output_is_refused(
 ) -> None:
     writer, address = team.writer, "output:notes/one"
     pages.create_page(writer, address=address, title="One", body="First.\n")
-    changes.edit_page(writer, address=address, edits=parse_edits([{"op": "append", "text": "B"}]))
-    made = suggestions.suggest_edit(
+    editing.edit_page(writer, address=address, edits=parse_edits([{"op": "append", "text": "B"}]))
+    made = changes.suggest_edit(
         team.reader,
         address=address,
         edits=parse_edits([{"op": "append", "text": "C"}]),
@@ -137,18 +140,16 @@ def test_at_the_budget_every_kind_of_write_in_output_is_refused(
     more = parse_edits([{"op": "append", "text": "D"}])
     for write in (
         lambda: pages.create_page(writer, address="output:notes/two", title="Two"),
-        lambda: changes.edit_page(writer, address=address, edits=more),
-        lambda: changes.write_page(writer, address=address, body="New.\n", base_version=2),
+        lambda: editing.edit_page(writer, address=address, edits=more),
+        lambda: editing.write_page(writer, address=address, body="New.\n", base_version=2),
         lambda: reverts.revert_revision(writer, address=address, version=2),
         lambda: reverts.restore_version(writer, address=address, version=1),
-        lambda: suggestions.decide_edit_suggestion(
+        lambda: changes.decide_edit_suggestion(
             writer, suggestion_id=made.suggestion.id, decision="accept"
         ),
     ):
         refused_storing_nothing(writer, write)
-    assert suggestions.read_suggestion(writer, suggestion_id=made.suggestion.id).status == (
-        "pending"
-    )
+    assert changes.read_suggestion(writer, suggestion_id=made.suggestion.id).status == ("pending")
     # Outside output nothing is counted.
     pages.create_page(writer, address="wiki:notes/big", title="Big", body=text())
 

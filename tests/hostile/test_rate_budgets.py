@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import uuid
 
-from codna.services import members, pages, tokens
 from codna.services.limits import READS_PER_CALL, TOKENS_PER_HOUR
+from codna.services.members import members, tokens
+from codna.services.pages import pages
 from tests.conftest import PASSWORD, TIGHT_RATE_LIMIT, InProcessServer, error_body, unique
 from tests.web.conftest import csrf_of, signed_in
 

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from codna.services import access, members, suggestions, tokens
 from codna.services.context import database
+from codna.services.members import access, members, tokens
+from codna.services.suggestions import changes
 from tests.conftest import PASSWORD, InProcessServer, error_body, refusal, unique
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +31,7 @@ def big(size: int = 100_000) -> str:
 
 @pytest.fixture
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    monkeypatch.setattr(suggestions, "STORED_SUGGESTION_BYTES", BUDGET)
+    monkeypatch.setattr(changes, "STORED_SUGGESTION_BYTES", BUDGET)
     yield BUDGET
 
 
@@ -45,7 +46,7 @@ def new_reader(app: InProcessServer, folder: str) -> tuple[int, str]:
 
 def held(member_id: int) -> int:
     with database().read() as conn:
-        return suggestions.stored_bytes(conn, member_id)
+        return changes.stored_bytes(conn, member_id)
 
 
 async def test_suggesting_and_withdrawing_big_changes_stops_at_the_stored_budget(

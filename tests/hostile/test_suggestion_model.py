@@ -45,8 +45,11 @@ from codna.errors import (
     RejectedBefore,
 )
 from codna.markdown.edits import parse_edits
-from codna.services import changes, limits, members, pages, reverts, revisions, suggestions
-from codna.services.members import Member
+from codna.services import limits
+from codna.services.members import members
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages, revisions
+from codna.services.suggestions import changes, reverts
 from tests.services.conftest import Team, team
 
 __all__ = ["team"]  # the fixture, reused as it is
@@ -148,7 +151,7 @@ class SuggestionLoop(RuleBasedStateMachine):
         elif pending >= PER_PAGE:
             expected = LimitReached
         try:
-            made = suggestions.suggest_edit(
+            made = changes.suggest_edit(
                 self.agent,
                 address=self.address,
                 edits=parse_edits(self._replace(slot, old, new)),
@@ -166,7 +169,7 @@ class SuggestionLoop(RuleBasedStateMachine):
     def edit(self, slot: int, new: str) -> None:
         old = self.slots[slot]
         try:
-            changes.edit_page(
+            editing.edit_page(
                 self.writer, address=self.address, edits=parse_edits(self._replace(slot, old, new))
             )
         except InvalidRequest:
@@ -181,7 +184,7 @@ class SuggestionLoop(RuleBasedStateMachine):
         if made is None:
             return  # a suggestion refused when made
         try:
-            suggestions.decide_edit_suggestion(
+            changes.decide_edit_suggestion(
                 self.writer, suggestion_id=suggestion_id, decision="accept"
             )
         except AlreadyDecided:
@@ -201,7 +204,7 @@ class SuggestionLoop(RuleBasedStateMachine):
         if made is None:
             return
         try:
-            suggestions.decide_edit_suggestion(
+            changes.decide_edit_suggestion(
                 self.writer, suggestion_id=suggestion_id, decision="reject", reason="No."
             )
         except AlreadyDecided:
@@ -216,7 +219,7 @@ class SuggestionLoop(RuleBasedStateMachine):
         if made is None:
             return
         try:
-            suggestions.withdraw_suggestion(self.agent, suggestion_id=suggestion_id)
+            changes.withdraw_suggestion(self.agent, suggestion_id=suggestion_id)
         except AlreadyDecided:
             assert made.status != "pending"
             return
@@ -260,7 +263,7 @@ class SuggestionLoop(RuleBasedStateMachine):
 
     @invariant()
     def every_suggestion_is_as_the_model_says(self) -> None:
-        listed = suggestions.list_suggestions(self.writer, address=self.address, limit=200)
+        listed = changes.list_suggestions(self.writer, address=self.address, limit=200)
         seen = {s.id: s for s in listed}
         assert set(seen) == set(self.model)
         for suggestion_id, made in self.model.items():
@@ -277,7 +280,7 @@ class SuggestionLoop(RuleBasedStateMachine):
             if made.status != "rejected" or self.slots[made.slot] != made.old:
                 continue
             with pytest.raises(RejectedBefore):
-                suggestions.suggest_edit(
+                changes.suggest_edit(
                     self.agent,
                     address=self.address,
                     edits=parse_edits(self._replace(made.slot, made.old, made.new)),
@@ -291,7 +294,7 @@ class SuggestionLoop(RuleBasedStateMachine):
         # The agent's suggestions waiting anywhere count against its limit of all pages.
         for suggestion_id, made in self.model.items():
             if made.status == "pending":
-                suggestions.withdraw_suggestion(self.agent, suggestion_id=suggestion_id)
+                changes.withdraw_suggestion(self.agent, suggestion_id=suggestion_id)
 
 
 def test_suggestions_edits_decisions_and_reverts_in_any_order_keep_to_the_model(

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from codna.markdown.render import render
-from codna.services import members
+from codna.services.members import members
 from tests.conftest import GENEROUS, PASSWORD, ROLES, InProcessServer, in_process
 from tests.hostile.executable import findings
 from tests.hostile.payloads import Payload, all_payloads, kinds, sample

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from codna.mcp.budget import ANSWER_CHARS, PAGE_FIELDS
-from codna.services.windows import READ_BUDGET
+from codna.services.pages.windows import READ_BUDGET
 from tests.conftest import InProcessServer, one_page, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio

@@ -8,8 +8,8 @@ from mcp.client import Client
 
 from codna.app import build_mcp
 from codna.errors import CodnaError
-from codna.services import tokens
-from codna.services.ratelimit import RateLimiter
+from codna.services.members import tokens
+from codna.services.members.ratelimit import RateLimiter
 from codna.settings import Settings
 from tests.conftest import InProcessServer, domain_errors, refusal, text_of
 

@@ -16,7 +16,8 @@ from mcp.types import INVALID_PARAMS, TextContent, TextResourceContents
 
 import codna.routines
 from codna.mcp.resources import LISTED
-from codna.services import members, pages
+from codna.services.members import members
+from codna.services.pages import pages
 from tests.conftest import ROLES, InProcessServer, unique
 
 pytestmark = pytest.mark.anyio

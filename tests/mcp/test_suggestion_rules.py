@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from codna.markdown.edits import parse_edits
-from codna.services import members, suggestions
+from codna.services.members import members
+from codna.services.suggestions import changes
 from tests.conftest import ROLES, InProcessServer, one_page, refusal, structured, unique
 
 pytestmark = pytest.mark.anyio
@@ -101,17 +102,17 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
 async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
     app: InProcessServer,
 ) -> None:
-    """The limit is the services' (tests/services/test_suggestions.py); here, how MCP says
-    it: 200 made through the services, the 201st refused over MCP with its code and figures,
-    and room again once one is withdrawn over MCP."""
+    """The limit is the services' (tests/services/suggestions/test_suggestions.py); here, how
+    MCP says it: 200 made through the services, the 201st refused over MCP with its code and
+    figures, and room again once one is withdrawn over MCP."""
     reader = members.member_by_handle(ROLES["reader"])
     addresses = [unique("wiki:many/") for _ in range(20)]
     for address in addresses:
         app.create_page(address, "Text.\n")
-    for old in suggestions.list_suggestions(reader, status="pending", limit=200):
-        suggestions.withdraw_suggestion(reader, suggestion_id=old.id)
+    for old in changes.list_suggestions(reader, status="pending", limit=200):
+        changes.withdraw_suggestion(reader, suggestion_id=old.id)
     made = [
-        suggestions.suggest_edit(
+        changes.suggest_edit(
             reader,
             address=addresses[n % 20],
             edits=parse_edits([{"op": "append", "text": f"L{n}"}]),
@@ -133,5 +134,5 @@ async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
     assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
     assert again["saved"] is True
     # Leave the shared workspace as it was for the reader's other tests.
-    for old in suggestions.list_suggestions(reader, status="pending", limit=200):
-        suggestions.withdraw_suggestion(reader, suggestion_id=old.id)
+    for old in changes.list_suggestions(reader, status="pending", limit=200):
+        changes.withdraw_suggestion(reader, suggestion_id=old.id)

@@ -12,7 +12,7 @@ import pytest
 from mcp.client import Client
 
 from codna.mcp import build
-from codna.services.ratelimit import RateLimiter
+from codna.services.members.ratelimit import RateLimiter
 from tests.conftest import InProcessServer, refusal, structured, unique
 from tests.statements import count_statements
 

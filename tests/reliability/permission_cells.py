@@ -17,8 +17,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from codna.cli.main import cli
 from codna.errors import CodnaError, Unauthenticated
-from codna.services import access, pages, tokens
-from codna.services.members import Member
+from codna.services.members import access, tokens
+from codna.services.members.members import Member
+from codna.services.pages import pages
 from tests.conftest import InProcessServer, _AsyncToApp
 from tests.reliability.permission_drivers import Target
 from tests.reliability.permission_world import HANDLES, NOBODY, PEOPLE, World

@@ -22,23 +22,13 @@ from mcp.client import Client
 from codna.cli.main import cli
 from codna.errors import CodnaError
 from codna.markdown.edits import parse_edits
-from codna.services import (
-    access,
-    automations,
-    changes,
-    grant_changes,
-    inbox,
-    links,
-    members,
-    pages,
-    reverts,
-    revisions,
-    search,
-    suggestions,
-    tokens,
-    transfer,
-)
-from codna.services.members import Member
+from codna.services.admin import transfer
+from codna.services.events import automations
+from codna.services.inbox import inbox
+from codna.services.members import access, grant_changes, members, tokens
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages, revisions, search
+from codna.services.suggestions import changes, links, reverts
 from tests.reliability.permission_world import NOBODY, ROUTINE, TARGET, Item
 
 OK = "ok"
@@ -82,22 +72,22 @@ SERVICE: dict[str, ServiceOp] = {
     "read": lambda m, t: pages.read_page(m, address=t.address),
     "history": lambda m, t: revisions.history(m, address=t.address),
     "revision": lambda m, t: revisions.read_revision(m, address=t.address, version=1),
-    "edit": lambda m, t: changes.edit_page(m, address=t.address, edits=parse_edits(MORE)),
+    "edit": lambda m, t: editing.edit_page(m, address=t.address, edits=parse_edits(MORE)),
     "revert": lambda m, t: reverts.revert_revision(m, address=t.address, version=2),
     "restore": lambda m, t: pages.restore_page(m, address=t.address),
     "trash": lambda m, t: pages.trash_page(m, address=t.address),
     "purge": lambda m, t: pages.purge_page(m, address=t.address),
-    "suggest": lambda m, t: suggestions.suggest_edit(
+    "suggest": lambda m, t: changes.suggest_edit(
         m, address=t.address, edits=parse_edits(SUGGEST), reason="A cell."
     ),
     "list": lambda m, t: (
-        t.item.change in [s.id for s in suggestions.list_suggestions(m, address=t.item.address)]
+        t.item.change in [s.id for s in changes.list_suggestions(m, address=t.item.address)]
     ),
-    "read_suggestion": lambda m, t: suggestions.read_suggestion(m, suggestion_id=t.item.change),
-    "decide": lambda m, t: suggestions.decide_edit_suggestion(
+    "read_suggestion": lambda m, t: changes.read_suggestion(m, suggestion_id=t.item.change),
+    "decide": lambda m, t: changes.decide_edit_suggestion(
         m, suggestion_id=t.item.change, decision="accept"
     ),
-    "withdraw": lambda m, t: suggestions.withdraw_suggestion(m, suggestion_id=t.item.change),
+    "withdraw": lambda m, t: changes.withdraw_suggestion(m, suggestion_id=t.item.change),
     "suggest_link": lambda m, t: links.suggest_link(
         m, address=t.address, target=TARGET, reason="A cell."
     ),

@@ -10,10 +10,12 @@ from functools import partial
 
 from codna.errors import CodnaError
 from codna.markdown.edits import parse_edits
-from codna.services import access, automations, links, runs, suggestions, tokens
-from codna.services import pages as pages_service
-from codna.services import revisions as revisions_service
-from codna.services.members import Member
+from codna.services.events import automations, runs
+from codna.services.members import access, tokens
+from codna.services.members.members import Member
+from codna.services.pages import pages as pages_service
+from codna.services.pages import revisions as revisions_service
+from codna.services.suggestions import changes, links
 from tests.reliability.permission_cells import mcp_client
 from tests.reliability.permission_drivers import ROUTINE, SUGGEST
 from tests.reliability.permission_world import NOBODY, World
@@ -42,7 +44,7 @@ async def ids(world: World) -> dict[str, Pair]:
     run = runs.start_run(writer, routine=ROUTINE, address="wiki:m/page").run.id
     item = world.items["page", "pending"]
     asks: dict[str, tuple[int, Callable[[int], object]]] = {
-        "change": (item.change, lambda n: suggestions.read_suggestion(reader, suggestion_id=n)),
+        "change": (item.change, lambda n: changes.read_suggestion(reader, suggestion_id=n)),
         "link": (item.link, lambda n: links.read_link(reader, suggestion_id=n)),
         "token": (world.checker_token, lambda n: tokens.revoke_token(reader, token_id=n)),
         "automation": (made.id, lambda n: automations.disable(reader, automation_id=n)),
@@ -92,7 +94,7 @@ async def pages(world: World) -> dict[str, Pair]:
         "read": lambda a: pages_service.read_page(stranger, address=a),
         "history": lambda a: revisions_service.history(stranger, address=a),
         "revision": lambda a: revisions_service.read_revision(stranger, address=a, version=1),
-        "suggest": lambda a: suggestions.suggest_edit(
+        "suggest": lambda a: changes.suggest_edit(
             stranger, address=a, edits=parse_edits(SUGGEST), reason="Why."
         ),
         "share": lambda a: access.share(stranger, address=a, member=NOBODY, level="read"),

@@ -13,8 +13,11 @@ from collections.abc import Callable
 
 from codna.errors import CodnaError
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, pages, reverts, revisions, search, transfer
-from codna.services.members import Member
+from codna.services.admin import transfer
+from codna.services.members import access
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages, revisions, search
+from codna.services.suggestions import reverts
 from tests.services.conftest import Team
 
 ROLES = ["admin", "writer", "reader", "stranger", "agent", "agent_own"]
@@ -58,7 +61,7 @@ class Cells:
             return
         owner = self.team.agent if (role == "agent_own" and space == "output") else self.team.admin
         pages.create_page(owner, address=address, title="Cell", body=body)
-        changes.edit_page(
+        editing.edit_page(
             owner, address=address, edits=parse_edits([{"op": "append", "text": "Version two."}])
         )
 
@@ -72,7 +75,7 @@ def outcome(run: Operation, actor: Member, address: str, space: str, role: str) 
 
 
 def _edit(actor: Member, address: str, space: str, role: str) -> object:
-    return changes.edit_page(
+    return editing.edit_page(
         actor, address=address, edits=parse_edits([{"op": "append", "text": "More."}])
     )
 

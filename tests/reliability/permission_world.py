@@ -25,19 +25,11 @@ from dataclasses import dataclass, field
 import httpx
 
 from codna.markdown.edits import parse_edits
-from codna.services import (
-    access,
-    automations,
-    changes,
-    grant_changes,
-    links,
-    members,
-    pages,
-    runs,
-    suggestions,
-    tokens,
-)
-from codna.services.members import Member
+from codna.services.events import automations, runs
+from codna.services.members import access, grant_changes, members, tokens
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages
+from codna.services.suggestions import changes, links
 from tests.conftest import PASSWORD, InProcessServer
 from tests.web.conftest import csrf_of
 
@@ -115,7 +107,7 @@ class World:
         owner = self.owner(family)
         pages.create_page(owner, address=address, title="Fresh", body=body("freshword"))
         more = parse_edits([{"op": "append", "text": "Version two."}])
-        changes.edit_page(owner, address=address, edits=more)
+        editing.edit_page(owner, address=address, edits=more)
         if trashed:
             pages.trash_page(owner, address=address)
         return address
@@ -139,7 +131,7 @@ class World:
 
     def _item(self, address: str, state: str) -> Item:
         sue, admin = self.actors["suggester"], self.actors["admin"]
-        made = suggestions.suggest_edit(sue, address=address, edits=SUGGESTED, reason="Better.")
+        made = changes.suggest_edit(sue, address=address, edits=SUGGESTED, reason="Better.")
         assert made.suggestion is not None
         change = made.suggestion.id
         link = links.suggest_link(
@@ -148,10 +140,10 @@ class World:
         owner = self.owner("own" if address.startswith("output:") else "page")
         if state in ("accepted", "rejected"):
             decision = "accept" if state == "accepted" else "reject"
-            suggestions.decide_edit_suggestion(admin, suggestion_id=change, decision=decision)
+            changes.decide_edit_suggestion(admin, suggestion_id=change, decision=decision)
             links.decide_link(admin, suggestion_id=link, decision=decision)
         elif state == "withdrawn":
-            suggestions.withdraw_suggestion(sue, suggestion_id=change)
+            changes.withdraw_suggestion(sue, suggestion_id=change)
             links.withdraw_link(sue, suggestion_id=link)
         elif state == "stale":
             gone = parse_edits(
@@ -160,7 +152,7 @@ class World:
                     {"op": "replace", "old": "Anchor text here.", "new": "Moved on too."},
                 ]
             )
-            changes.edit_page(owner, address=address, edits=gone)
+            editing.edit_page(owner, address=address, edits=gone)
         elif state == "trashed":
             pages.trash_page(owner, address=address)
         return Item(address, change, link)
@@ -224,7 +216,7 @@ def build(server: InProcessServer) -> World:
             ):
                 pages.create_page(owner, address=address, title="Page", body=body(word))
                 more = parse_edits([{"op": "append", "text": "Version two."}])
-                changes.edit_page(owner, address=address, edits=more)
+                editing.edit_page(owner, address=address, edits=more)
             pages.trash_page(owner, address=world.trashed(family))
             access.share(admin, address=world.page(family), member=NOBODY, level="read")
             for state in STATES:

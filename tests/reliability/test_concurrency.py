@@ -3,7 +3,8 @@ editors press Accept at once, races between an accept, an edit and a revert that
 serial order of them would, and the suggestion limits held exactly under many suggesters.
 
 The quick forms run in the suite; `pytest --long` runs the rounds docs/reliability.md reports.
-tests/services/test_concurrency.py and test_suggestion_concurrency.py hold the simpler cases.
+tests/services/pages/test_concurrency.py and suggestions/test_suggestion_concurrency.py hold
+the simpler cases.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ from codna.errors import (
     NoLongerApplies,
 )
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, limits, members, pages, reverts, revisions, suggestions
-from codna.services.members import Member
+from codna.services import limits
+from codna.services.members import access, members
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages, revisions
+from codna.services.suggestions import changes, reverts
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions, notifications
 from tests.services.conftest import Team
@@ -66,7 +70,7 @@ def test_thirty_two_editors_accepting_one_suggestion_at_once_make_exactly_one_re
     def accept(editor: Member, suggestion_id: int) -> object:
         barrier.wait()
         return outcome(
-            lambda: suggestions.decide_edit_suggestion(
+            lambda: changes.decide_edit_suggestion(
                 editor, suggestion_id=suggestion_id, decision="accept"
             )
         )
@@ -74,7 +78,7 @@ def test_thirty_two_editors_accepting_one_suggestion_at_once_make_exactly_one_re
     with ThreadPoolExecutor(32) as pool:
         for n in range(rounds):
             before = pages.read_page(team.writer, address=address).version
-            made = suggestions.suggest_edit(
+            made = changes.suggest_edit(
                 team.agent,
                 address=address,
                 edits=parse_edits([{"op": "append", "text": f"Line {n}."}]),
@@ -84,7 +88,7 @@ def test_thirty_two_editors_accepting_one_suggestion_at_once_make_exactly_one_re
             results = list(pool.map(accept, [editors[i % 2] for i in range(32)], [made.id] * 32))
 
             assert unexpected(results, AlreadyDecided) == [], f"round {n}"
-            accepted = [r for r in results if isinstance(r, suggestions.Suggestion)]
+            accepted = [r for r in results if isinstance(r, changes.Suggestion)]
             assert len(accepted) == 1, f"round {n}: {results}"
             assert sum(isinstance(r, AlreadyDecided) for r in results) == 31
             assert accepted[0].accepted_version == before + 1
@@ -131,12 +135,12 @@ CLEAN = (Conflict, InvalidEdit, NoLongerApplies)
 
 def make_race(team: Team, address: str) -> Race:
     pages.create_page(team.writer, address=address, title="Race", body=BODY)
-    changes.edit_page(
+    editing.edit_page(
         team.writer,
         address=address,
         edits=parse_edits([{"op": "replace", "old": "gamma", "new": "GAMMA"}]),
     )
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         team.agent,
         address=address,
         edits=parse_edits([{"op": "replace", "old": "alpha", "new": "ALPHA"}]),
@@ -149,10 +153,10 @@ def make_race(team: Team, address: str) -> Race:
 def race_calls(team: Team, race: Race, variant: str) -> dict[str, Callable[[], object]]:
     edits, base_version = EDITS[variant]
     return {
-        "accept": lambda: suggestions.decide_edit_suggestion(
+        "accept": lambda: changes.decide_edit_suggestion(
             team.admin, suggestion_id=race.suggestion_id, decision="accept"
         ),
-        "edit": lambda: changes.edit_page(
+        "edit": lambda: editing.edit_page(
             team.writer, address=race.address, edits=parse_edits(edits), base_version=base_version
         ),
         "revert": lambda: reverts.revert_revision(team.writer, address=race.address, version=2),
@@ -181,7 +185,7 @@ def check_race_records(team: Team, race: Race, outcomes: Outcomes) -> None:
     history = revisions.history(team.writer, address=race.address)
     saved = sum(o == "ok" for o in outcomes)
     assert [r.version for r in history] == list(range(2 + saved, 0, -1))
-    made = suggestions.read_suggestion(team.writer, suggestion_id=race.suggestion_id)
+    made = changes.read_suggestion(team.writer, suggestion_id=race.suggestion_id)
     if outcomes[OPS.index("accept")] == "ok":
         assert made.status == "accepted" and made.accepted_version is not None
         kinds = {r.version: r.kind for r in history}
@@ -284,7 +288,7 @@ def suggesters(team: Team, how_many: int) -> list[Member]:
 
 
 def suggest(member: Member, address: str, text: str) -> Callable[[], object]:
-    return lambda: suggestions.suggest_edit(
+    return lambda: changes.suggest_edit(
         member,
         address=address,
         edits=parse_edits([{"op": "append", "text": text}]),
@@ -338,7 +342,7 @@ def test_many_suggesters_at_once_on_one_page_each_end_with_exactly_twenty_waitin
     assert unexpected(results, LimitReached) == []
     for i, person in enumerate(people):
         mine = results[i * tries : (i + 1) * tries]
-        made = sum(isinstance(r, suggestions.SuggestResult) for r in mine)
+        made = sum(isinstance(r, changes.SuggestResult) for r in mine)
         refused = [r for r in mine if isinstance(r, LimitReached)]
         assert (made, len(refused)) == (limits.PER_PAGE_LIMIT, 5), person.name
         assert all(r.fields["pending"] == limits.PER_PAGE_LIMIT for r in refused)
@@ -362,7 +366,7 @@ def test_many_suggesters_at_once_across_pages_each_end_with_exactly_two_hundred_
     for person in people:
         for n in range(head_start):
             outcome_ = suggest(person, addresses[n // 10], f"{person.name}, early {n}.")()
-            assert isinstance(outcome_, suggestions.SuggestResult)
+            assert isinstance(outcome_, changes.SuggestResult)
     # ... and then 30 more each, all at once on 50 threads, on pages where the page's own
     # limit is far off: 10 of them fit.
     tries = 30
@@ -378,7 +382,7 @@ def test_many_suggesters_at_once_across_pages_each_end_with_exactly_two_hundred_
     assert unexpected(results, LimitReached) == []
     for i, person in enumerate(people):
         mine = results[i * tries : (i + 1) * tries]
-        made = sum(isinstance(r, suggestions.SuggestResult) for r in mine)
+        made = sum(isinstance(r, changes.SuggestResult) for r in mine)
         refused = [r for r in mine if isinstance(r, LimitReached)]
         assert (made, len(refused)) == (total - head_start, tries - (total - head_start))
         assert all(r.fields == {"limit": total, "pending": total} for r in refused), person.name

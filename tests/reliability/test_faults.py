@@ -15,7 +15,9 @@ import pytest
 import sqlalchemy as sa
 
 from codna.markdown.edits import parse_edits
-from codna.services import changes, integrity, pages, reverts, revisions, suggestions, transfer
+from codna.services.admin import integrity, transfer
+from codna.services.pages import editing, pages, revisions
+from codna.services.suggestions import changes, reverts
 from codna.storage.database import Database
 from tests.services.conftest import Team
 
@@ -108,7 +110,7 @@ def test_a_fault_in_accepting_a_suggestion_leaves_it_pending_and_the_page_as_it_
 ) -> None:
     address = "wiki:faults/accept"
     pages.create_page(team.writer, address=address, title="Accept", body="The old text.\n")
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         team.agent,
         address=address,
         edits=parse_edits([{"op": "replace", "old": "old", "new": "new"}]),
@@ -120,13 +122,13 @@ def test_a_fault_in_accepting_a_suggestion_leaves_it_pending_and_the_page_as_it_
         db,
         team,
         fault,
-        lambda: suggestions.decide_edit_suggestion(
+        lambda: changes.decide_edit_suggestion(
             team.writer, suggestion_id=made.id, decision="accept"
         ),
     )
 
     assert ran > 3
-    accepted = suggestions.read_suggestion(team.writer, suggestion_id=made.id)
+    accepted = changes.read_suggestion(team.writer, suggestion_id=made.id)
     assert (accepted.status, accepted.accepted_version) == ("accepted", 2)
     assert pages.read_page(team.writer, address=address).body == "The new text.\n"
 
@@ -147,7 +149,7 @@ def test_a_fault_in_an_edit_leaves_the_page_at_its_version(
         db,
         team,
         fault,
-        lambda: changes.edit_page(
+        lambda: editing.edit_page(
             team.writer, address=address, edits=edits, title="Edited", tags_add=["x"]
         ),
     )
@@ -162,15 +164,15 @@ def test_a_fault_in_a_revert_leaves_the_page_and_what_was_accepted_as_they_were(
 ) -> None:
     address = "wiki:faults/revert"
     pages.create_page(team.writer, address=address, title="Revert", body="one\n\ntwo\n")
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         team.agent,
         address=address,
         edits=parse_edits([{"op": "replace", "old": "one", "new": "ONE"}]),
         reason="Louder.",
     ).suggestion
     assert made is not None
-    suggestions.decide_edit_suggestion(team.writer, suggestion_id=made.id, decision="accept")
-    changes.edit_page(
+    changes.decide_edit_suggestion(team.writer, suggestion_id=made.id, decision="accept")
+    editing.edit_page(
         team.writer, address=address, edits=parse_edits([{"op": "append", "text": "three"}])
     )
 
@@ -182,7 +184,7 @@ def test_a_fault_in_a_revert_leaves_the_page_and_what_was_accepted_as_they_were(
     )
 
     assert pages.read_page(team.writer, address=address).body == "one\n\ntwo\n\nthree\n"
-    undone = suggestions.read_suggestion(team.writer, suggestion_id=made.id)
+    undone = changes.read_suggestion(team.writer, suggestion_id=made.id)
     assert undone.reverted_in_version == 4
     assert revisions.history(team.writer, address=address)[0].kind == "revert"
 
@@ -195,7 +197,7 @@ def test_a_fault_in_suggesting_leaves_no_suggestion(team: Team, db: Database, fa
         db,
         team,
         fault,
-        lambda: suggestions.suggest_edit(
+        lambda: changes.suggest_edit(
             team.agent,
             address=address,
             edits=parse_edits([{"op": "append", "text": "More text."}]),
@@ -204,7 +206,7 @@ def test_a_fault_in_suggesting_leaves_no_suggestion(team: Team, db: Database, fa
         ),
     )
 
-    (made,) = suggestions.list_suggestions(team.agent, address=address)
+    (made,) = changes.list_suggestions(team.agent, address=address)
     assert (made.status, made.applies) == ("pending", True)
 
 

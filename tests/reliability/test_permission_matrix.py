@@ -17,16 +17,11 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from codna.errors import CodnaError
-from codna.services import (
-    access,
-    automations,
-    integrity,
-    members,
-    pages,
-    sessions,
-    tokens,
-)
-from codna.services.members import Member
+from codna.services.admin import integrity
+from codna.services.events import automations
+from codna.services.members import access, members, sessions, tokens
+from codna.services.members.members import Member
+from codna.services.pages import pages
 from tests.conftest import ENGINES, GENEROUS, in_process
 from tests.reliability import permission_drivers as drive
 from tests.reliability import permission_probes as probes

@@ -2,7 +2,7 @@
 suggestion is made and every other suggester is refused as a duplicate, never with a server
 error; and a kind's limits hold for links as they do for changes.
 
-Both kinds share one lifecycle (services/lifecycle.py), so the same rounds run for each.
+Both kinds share one lifecycle (services/suggestions/lifecycle.py), so the same rounds run for each.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import sqlalchemy as sa
 
 from codna.errors import Duplicate, LimitReached
 from codna.markdown.edits import parse_edits
-from codna.services import limits, links, pages, suggestions
-from codna.services.members import Member
+from codna.services import limits
+from codna.services.members.members import Member
+from codna.services.pages import pages
+from codna.services.suggestions import changes, links
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions, link_suggestions
 from tests.reliability.test_concurrency import DEADLINE, outcome, suggesters, unexpected
@@ -27,7 +29,7 @@ SUGGESTERS = 8
 
 
 def _change(member: Member, address: str, n: int) -> object:
-    return suggestions.suggest_edit(
+    return changes.suggest_edit(
         member,
         address=address,
         edits=parse_edits([{"op": "append", "text": f"Round {n}."}]),
@@ -89,7 +91,7 @@ def test_a_suggesters_links_wait_at_most_twenty_on_a_page(team: Team) -> None:
 
     assert refused.value.fields == {"limit": limits.PER_PAGE_LIMIT, "pending": 20}
     # Its changes are counted apart: a change is still taken.
-    suggestions.suggest_edit(
+    changes.suggest_edit(
         team.reader,
         address=address,
         edits=parse_edits([{"op": "append", "text": "More."}]),

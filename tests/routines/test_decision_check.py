@@ -11,7 +11,9 @@ from codna import runner
 from codna.markdown.apply import apply_edits
 from codna.markdown.edits import parse_edits
 from codna.routines.decision_check import gaps, is_section
-from codna.services import changes, pages, runs, suggestions
+from codna.services.events import runs
+from codna.services.pages import editing, pages
+from codna.services.suggestions import changes
 from tests.services.conftest import Team
 
 WHOLE = """\
@@ -134,7 +136,7 @@ def test_a_run_suggests_what_it_can_write_tells_the_rest_and_a_second_run_repeat
     assert (
         first.status == "succeeded" and first.run_page == f"output:decision-check/runs/{first.id}"
     )
-    made = suggestions.list_suggestions(gappy.writer, address=address)
+    made = changes.list_suggestions(gappy.writer, address=address)
     assert {s.reason for s in made} == {TITLE_GAP, STATUS_GAP}
     assert {s.via for s in made} == {"decision-check"}
     run_page = pages.read_page(gappy.writer, address=first.run_page).body
@@ -148,19 +150,19 @@ def test_a_run_suggests_what_it_can_write_tells_the_rest_and_a_second_run_repeat
     # The editor accepts one and rejects the other; the summary names person and routine.
     [accepted] = [s for s in made if s.reason == STATUS_GAP]
     [rejected] = [s for s in made if s.reason == TITLE_GAP]
-    suggestions.decide_edit_suggestion(gappy.writer, suggestion_id=accepted.id, decision="accept")
-    suggestions.decide_edit_suggestion(
+    changes.decide_edit_suggestion(gappy.writer, suggestion_id=accepted.id, decision="accept")
+    changes.decide_edit_suggestion(
         gappy.writer, suggestion_id=rejected.id, decision="reject", reason="Not numbered yet."
     )
     assert pages.read_page(gappy.writer, address=address).body.startswith("**Status:** Proposed")
     # An unrelated edit, then a second run: nothing new, and it says what became of the first.
-    changes.edit_page(
+    editing.edit_page(
         gappy.writer,
         address=address,
         edits=parse_edits([{"op": "replace", "old": "Agents find gaps.", "new": "Gaps exist."}]),
     )
     second = anyio.run(lambda: runner.run("decision-check", gappy.writer, address))
-    assert len(suggestions.list_suggestions(gappy.writer, address=address)) == 2
+    assert len(changes.list_suggestions(gappy.writer, address=address)) == 2
     body = pages.read_page(gappy.writer, address=second.run_page or "").body
     assert "Nothing new to suggest." in body
     assert f"change {rejected.id} rejected: Not numbered yet." in body
@@ -178,7 +180,7 @@ def test_a_link_to_a_record_that_does_not_exist_is_told_on_the_run_page_for_a_pe
     pages.create_page(team.writer, address=address, title="0004 · Amends", body=body)
     done = anyio.run(lambda: runner.run("decision-check", team.writer, address))
     assert done.status == "succeeded"
-    assert suggestions.list_suggestions(team.writer, address=address) == []
+    assert changes.list_suggestions(team.writer, address=address) == []
     run_page = pages.read_page(team.writer, address=done.run_page or "").body
     assert "It links to wiki:decisions/0001-gone, which does not exist." in run_page
     assert "## For a person to look at" in run_page

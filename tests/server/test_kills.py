@@ -24,8 +24,10 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from codna.services import integrity, members, pages, revisions
+from codna.services.admin import integrity
 from codna.services.context import use_database
+from codna.services.members import members
+from codna.services.pages import pages, revisions
 from codna.storage import schema
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions

@@ -20,8 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
-from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
+from codna.services.members import access, members, tokens
+from codna.services.pages import pages
 from codna.storage.database import Database
 from tests.conftest import ENGINES, PASSWORD, fresh_database, seed, unique
 from tests.server.conftest import STOP_DEADLINE, Server, running_server

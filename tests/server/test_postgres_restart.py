@@ -22,8 +22,9 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from codna.services import integrity, members
+from codna.services.admin import integrity
 from codna.services.context import use_database
+from codna.services.members import members
 from codna.storage.database import Database
 from tests.conftest import ROLES, seed, unique
 from tests.server.conftest import Server, free_port, running_server

@@ -9,8 +9,9 @@ from contextlib import ExitStack
 
 import httpx
 
-from codna.services import inbox, members, tokens
 from codna.services.context import use_database
+from codna.services.inbox import inbox
+from codna.services.members import members, tokens
 from codna.storage.database import Database
 from tests.conftest import PASSWORD
 from tests.server.conftest import Server

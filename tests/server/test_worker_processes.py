@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from codna.services import automations, members, transfer
+from codna.services.admin import transfer
 from codna.services.context import use_database
+from codna.services.events import automations
+from codna.services.members import members
 from codna.storage.database import Database
 from codna.storage.schema import outbox as outbox_table
 from tests.conftest import ROLES, Workspace, fresh_database, seed, unique

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from codna.services import access, members
-from codna.services.members import Member
+from codna.services.members import access, members
+from codna.services.members.members import Member
 from codna.storage.database import Database
 
 

@@ -10,7 +10,9 @@ import pytest
 
 from codna.errors import CodnaError, NoLongerApplies, Unauthenticated
 from codna.markdown.edits import parse_edits
-from codna.services import changes, links, members, pages, suggestions, tokens
+from codna.services.members import members, tokens
+from codna.services.pages import editing, pages
+from codna.services.suggestions import changes, links
 from tests.services.conftest import Team
 
 PAGE = "wiki:notes/caching"
@@ -43,7 +45,7 @@ def stale(team: Team) -> tuple[Team, int, int, int]:
     the title one replaces and the anchor the link needs have all changed since."""
     pages.create_page(team.writer, address=PAGE, title="Caching", body=BODY)
     pages.create_page(team.writer, address=OTHER, title="Memory", body="Grows.\n")
-    edit = suggestions.suggest_edit(
+    edit = changes.suggest_edit(
         team.reader,
         address=PAGE,
         edits=parse_edits(
@@ -51,14 +53,14 @@ def stale(team: Team) -> tuple[Team, int, int, int]:
         ),
         reason="Shorter.",
     ).suggestion
-    title = suggestions.suggest_edit(
+    title = changes.suggest_edit(
         team.reader, address=PAGE, edits=[], title="Caching pages", reason="Clearer."
     ).suggestion
     link = links.suggest_link(
         team.reader, address=PAGE, target=OTHER, reason="Related.", anchor="Memory use"
     )
     assert edit is not None and title is not None
-    changes.edit_page(
+    editing.edit_page(
         team.writer,
         address=PAGE,
         edits=parse_edits(
@@ -78,14 +80,14 @@ def test_accepting_a_suggestion_that_no_longer_applies_says_so_once_and_changes_
     team, edit_id, title_id, _ = stale
     for suggestion_id in (edit_id, title_id):
         with pytest.raises(NoLongerApplies) as refused:
-            suggestions.decide_edit_suggestion(
+            changes.decide_edit_suggestion(
                 team.writer, suggestion_id=suggestion_id, decision="accept"
             )
         said = str(refused.value)
         assert said.startswith("no_longer_applies: ")
         assert repeated_phrase(said) is None, said
         assert said.count("rejecting is left") == 1, said
-        shown = suggestions.read_suggestion(team.writer, suggestion_id=suggestion_id)
+        shown = changes.read_suggestion(team.writer, suggestion_id=suggestion_id)
         assert shown.not_applying is not None
         assert shown.not_applying.message == refused.value.message
         assert (shown.status, shown.actions) == ("pending", ("reject",))
@@ -97,7 +99,7 @@ def test_accepting_an_edit_that_no_longer_applies_names_the_edit(
 ) -> None:
     team, edit_id, _, _ = stale
     with pytest.raises(NoLongerApplies) as refused:
-        suggestions.decide_edit_suggestion(team.writer, suggestion_id=edit_id, decision="accept")
+        changes.decide_edit_suggestion(team.writer, suggestion_id=edit_id, decision="accept")
     assert refused.value.fields["edit_index"] == 0
     assert refused.value.fields["reason"] == "text_not_found"
     assert '"We cache rendered pages."' in refused.value.message
@@ -172,7 +174,7 @@ def test_a_revoked_token_of_a_disabled_member_is_refused_as_revoked(team: Team) 
         (
             "reason",
             500,
-            lambda t, v: suggestions.suggest_edit(
+            lambda t, v: changes.suggest_edit(
                 t.reader, address=PAGE, edits=parse_edits([{"op": "append", "text": "x"}]), reason=v
             ),
         ),
@@ -184,7 +186,7 @@ def test_a_revoked_token_of_a_disabled_member_is_refused_as_revoked(team: Team) 
         (
             "via",
             100,
-            lambda t, v: suggestions.suggest_edit(
+            lambda t, v: changes.suggest_edit(
                 t.reader,
                 address=PAGE,
                 edits=parse_edits([{"op": "append", "text": "x"}]),
@@ -208,5 +210,5 @@ def test_a_text_one_character_too_long_is_refused_as_too_large_naming_field_and_
         f"The field '{field}' is {limit + 1:,} characters; at most {limit:,} are allowed."
     )
     assert [p.address for p in pages.list_pages(team.writer)] == [PAGE, OTHER]
-    assert suggestions.list_suggestions(team.reader) == []
+    assert changes.list_suggestions(team.reader) == []
     make(team, "é" * limit)  # the limit itself is allowed

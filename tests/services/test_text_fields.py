@@ -17,20 +17,11 @@ import sqlalchemy as sa
 
 from codna.errors import InvalidRequest, NotFound
 from codna.markdown.edits import parse_edits
-from codna.services import (
-    access,
-    changes,
-    links,
-    members,
-    pages,
-    reverts,
-    revisions,
-    search,
-    suggestions,
-    tokens,
-    transfer,
-)
+from codna.services.admin import transfer
 from codna.services.context import use_database
+from codna.services.members import access, members, tokens
+from codna.services.pages import editing, pages, revisions, search
+from codna.services.suggestions import changes, links, reverts
 from codna.storage.database import Database
 from codna.storage.schema import metadata
 from tests.conftest import ENGINES, ROLES, fresh_database, seed
@@ -53,10 +44,10 @@ class Ready:
 def prepare(team: Team) -> Ready:
     pages.create_page(team.writer, address=PAGE, title="First", body=BODY)
     pages.create_page(team.writer, address=OTHER, title="Second", body="Two.\n")
-    changes.edit_page(
+    editing.edit_page(
         team.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "More."}])
     )
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         team.reader,
         address=PAGE,
         edits=parse_edits([{"op": "replace", "old": "One line.", "new": "A line."}]),
@@ -113,7 +104,7 @@ def edit(edits: list[dict[str, str]]) -> Callable[[Ready, str], object]:
 
     def send(r: Ready, value: str) -> object:
         filled = [{k: v.replace("{}", value) for k, v in e.items()} for e in edits]
-        return changes.edit_page(r.team.writer, address=PAGE, edits=parse_edits(filled))
+        return editing.edit_page(r.team.writer, address=PAGE, edits=parse_edits(filled))
 
     return send
 
@@ -128,7 +119,7 @@ def suggest(field: str, shape: Callable[[str], object]) -> Callable[[Ready, str]
             field: shape(value),
         }
         given["edits"] = parse_edits(given["edits"])
-        return suggestions.suggest_edit(r.team.reader, address=PAGE, **given)
+        return changes.suggest_edit(r.team.reader, address=PAGE, **given)
 
     return send
 
@@ -191,19 +182,19 @@ FIELDS: dict[str, Field] = {
         edit_index=0,
     ),
     "an edit's new title": Field(
-        "title", lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=[], title=v)
+        "title", lambda r, v: editing.edit_page(r.team.writer, address=PAGE, edits=[], title=v)
     ),
     "a tag an edit adds": Field(
         "tags.add",
-        lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=[], tags_add=[v]),
+        lambda r, v: editing.edit_page(r.team.writer, address=PAGE, edits=[], tags_add=[v]),
     ),
     "a tag an edit removes": Field(
         "tags.remove",
-        lambda r, v: changes.edit_page(r.team.writer, address=PAGE, edits=[], tags_remove=[v]),
+        lambda r, v: editing.edit_page(r.team.writer, address=PAGE, edits=[], tags_remove=[v]),
     ),
     "an edit's summary": Field(
         "summary",
-        lambda r, v: changes.edit_page(
+        lambda r, v: editing.edit_page(
             r.team.writer,
             address=PAGE,
             edits=parse_edits([{"op": "append", "text": "x"}]),
@@ -230,7 +221,7 @@ FIELDS: dict[str, Field] = {
     ),
     "the reason for a decision on a suggestion": Field(
         "reason",
-        lambda r, v: suggestions.decide_edit_suggestion(
+        lambda r, v: changes.decide_edit_suggestion(
             r.team.writer, suggestion_id=r.suggestion_id, decision="reject", reason=v
         ),
     ),
@@ -386,7 +377,7 @@ def test_tabs_newlines_and_carriage_returns_are_kept_as_text(team: Team) -> None
         tags=["one\ttag"],
     )
     assert (made.title, made.body, made.tags) == ("A title", "a\tb\nc\nd\n", ("one tag",))
-    done = changes.edit_page(
+    done = editing.edit_page(
         team.writer, address="wiki:t", edits=parse_edits([{"op": "append", "text": "e\r\n\tf"}])
     )
     assert "e\n\tf" in done.page.body and "\r" not in done.page.body
@@ -471,7 +462,7 @@ def test_a_page_made_before_the_file_name_rule_is_read_and_edited_at_its_address
         )
     address = "wiki:notes/CON."
     assert pages.read_page(team.reader, address=address).body == "Old.\n"
-    changes.edit_page(
+    editing.edit_page(
         team.writer, address=address, edits=parse_edits([{"op": "append", "text": "New."}])
     )
     assert [r.version for r in revisions.history(team.reader, address=address)] == [2, 1]
@@ -522,7 +513,7 @@ def test_a_body_and_an_edit_keep_a_bidirectional_control_as_the_page_text_it_is(
     body = "Hebrew in a sentence: \u2067שלום\u2069, and a mark\u200f.\n"
     made = pages.create_page(team.writer, address="wiki:t", title="T", body=body)
     assert made.body == body
-    done = changes.edit_page(
+    done = editing.edit_page(
         team.writer,
         address="wiki:t",
         edits=parse_edits([{"op": "append", "text": "An override \u202eright to left\u202c."}]),
@@ -552,7 +543,7 @@ def test_a_reason_that_shows_nothing_is_refused_as_missing_where_one_is_required
     db, ready = shared
     before = everything(db)
     required = {
-        "suggesting a change": lambda: suggestions.suggest_edit(
+        "suggesting a change": lambda: changes.suggest_edit(
             ready.team.reader,
             address=PAGE,
             edits=parse_edits([{"op": "append", "text": "Unseen."}]),
@@ -575,14 +566,14 @@ def test_a_reason_that_shows_nothing_is_refused_as_missing_where_one_is_required
 
 def test_a_reason_that_shows_nothing_on_a_rejection_is_kept_as_no_reason(team: Team) -> None:
     pages.create_page(team.writer, address=PAGE, title="First", body=BODY)
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         team.reader,
         address=PAGE,
         edits=parse_edits([{"op": "append", "text": "More."}]),
         reason="Shorter.",
     )
     assert made.suggestion is not None
-    rejected = suggestions.decide_edit_suggestion(
+    rejected = changes.decide_edit_suggestion(
         team.writer, suggestion_id=made.suggestion.id, decision="reject", reason="\u200b\u00ad "
     )
     assert rejected.decision_reason is None
@@ -591,7 +582,7 @@ def test_a_reason_that_shows_nothing_on_a_rejection_is_kept_as_no_reason(team: T
 def test_a_reason_with_a_mark_on_a_letter_or_an_emoji_alone_shows_something(team: Team) -> None:
     pages.create_page(team.writer, address=PAGE, title="First", body=BODY)
     for n, reason in enumerate(["e\u0301", "\U0001f44d", "\u200b\u5b57\u200b"]):
-        made = suggestions.suggest_edit(
+        made = changes.suggest_edit(
             team.reader,
             address=PAGE,
             edits=parse_edits([{"op": "append", "text": f"More {n}."}]),

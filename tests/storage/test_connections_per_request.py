@@ -22,8 +22,8 @@ import sqlalchemy as sa
 from mcp.client import Client
 
 from codna.mcp import build
-from codna.services import sessions
-from codna.services.ratelimit import RateLimiter
+from codna.services.members import sessions
+from codna.services.members.ratelimit import RateLimiter
 from tests.conftest import InProcessServer, structured, unique
 from tests.web.conftest import csrf_of, signed_in
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-from codna.services import access, members
+from codna.services.members import access, members
 from codna.storage.database import Database
 from codna.storage.schema import grant_changes, grants
 from tests.storage.test_revision_deltas_migration import at_version, downgrade

@@ -8,8 +8,8 @@ import itertools
 import pytest
 import sqlalchemy as sa
 
-from codna.services import pages
-from codna.services.access import Held, Rights
+from codna.services.members.access import Held, Rights
+from codna.services.pages import pages
 from codna.storage.database import Database
 from codna.storage.schema import pages as pages_table
 from tests.services.conftest import Team

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import pytest
 import sqlalchemy as sa
 
-from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
+from codna.services.members import access, members, tokens
+from codna.services.pages import pages
 from codna.storage.database import Database
 from tests.conftest import ENGINES, POSTGRES_URL, drop_postgres, postgres_copy
 

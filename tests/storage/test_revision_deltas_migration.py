@@ -20,7 +20,8 @@ from alembic.script import ScriptDirectory
 
 from codna.markdown import delta
 from codna.markdown.edits import parse_edits
-from codna.services import changes, pages, reverts, revisions
+from codna.services.pages import editing, pages, revisions
+from codna.services.suggestions import reverts
 from codna.storage.database import MIGRATIONS, Database
 from codna.storage.schema import revisions as revisions_table
 from tests.services.conftest import Team
@@ -78,7 +79,7 @@ def saved_versions(team: Team) -> dict[tuple[str, int], str]:
         page = pages.create_page(team.writer, address=address, title="M", body=body)
         saved[address, 1] = page.body
         for n in range(5):
-            done = changes.edit_page(
+            done = editing.edit_page(
                 team.writer,
                 address=address,
                 edits=parse_edits([{"op": "append", "text": f"Paragraph {n} added."}]),

@@ -13,8 +13,9 @@ from alembic import command
 from alembic.config import Config
 
 from codna.markdown.search_sections import index_sections
-from codna.services import changes, members, search
 from codna.services.context import use_database
+from codna.services.members import members
+from codna.services.pages import editing, search
 from codna.storage.database import MIGRATIONS, Database
 from tests.conftest import drop_postgres, postgres_copy
 
@@ -131,7 +132,7 @@ def test_after_the_migration_a_save_replaces_only_the_section_it_changed(
     with empty.read() as conn:
         before = conn.execute(rows).all()
     edited = body_of(3).replace("a bittern", "a crane")
-    changes.write_page(admin, address="wiki:survey/3", body=edited, base_version=1)
+    editing.write_page(admin, address="wiki:survey/3", body=edited, base_version=1)
     with empty.read() as conn:
         after = conn.execute(rows).all()
     assert [r.id for r in after] == [r.id for r in before]

@@ -10,8 +10,11 @@ from __future__ import annotations
 import pytest
 
 from codna.markdown.edits import parse_edits
-from codna.services import inbox, links, pages, suggestions, tokens
-from codna.services.members import Member
+from codna.services.inbox import inbox
+from codna.services.members import tokens
+from codna.services.members.members import Member
+from codna.services.pages import pages
+from codna.services.suggestions import changes, links
 from codna.storage.database import Database
 from tests.services.conftest import Team
 from tests.statements import StatementCounter, Statements
@@ -45,13 +48,11 @@ def handle(who: Member) -> str:
 def page(team: Team) -> Team:
     """The page at version 2: made by the writer, then a suggested change accepted."""
     pages.create_page(team.writer, address=PAGE, title="Caching", body=BODY)
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         team.agent, address=PAGE, edits=parse_edits(FIX_STATUS), reason="It was decided."
     )
     assert made.suggestion is not None
-    suggestions.decide_edit_suggestion(
-        team.writer, suggestion_id=made.suggestion.id, decision="accept"
-    )
+    changes.decide_edit_suggestion(team.writer, suggestion_id=made.suggestion.id, decision="accept")
     return team
 
 
@@ -86,7 +87,7 @@ def test_reading_an_older_version_with_its_token_check_is_at_most_four_statement
 def test_accepting_a_suggestion_runs_its_pinned_number_of_statements(
     page: Team, db: Database, statements: StatementCounter
 ) -> None:
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         page.agent,
         address=PAGE,
         edits=parse_edits([{"op": "append", "text": "\nMemory use grows.\n"}]),
@@ -94,7 +95,7 @@ def test_accepting_a_suggestion_runs_its_pinned_number_of_statements(
     )
     assert made.suggestion is not None
     with statements() as ran:
-        decided = suggestions.decide_edit_suggestion(
+        decided = changes.decide_edit_suggestion(
             page.writer, suggestion_id=made.suggestion.id, decision="accept"
         )
     assert (decided.status, decided.accepted_version) == ("accepted", 3)
@@ -105,7 +106,7 @@ def test_accepting_a_suggestion_runs_its_pinned_number_of_statements(
 def test_rejecting_a_suggestion_runs_its_pinned_number_of_statements(
     page: Team, db: Database, statements: StatementCounter
 ) -> None:
-    made = suggestions.suggest_edit(
+    made = changes.suggest_edit(
         page.agent,
         address=PAGE,
         edits=parse_edits([{"op": "append", "text": "\nMemory use grows.\n"}]),
@@ -113,7 +114,7 @@ def test_rejecting_a_suggestion_runs_its_pinned_number_of_statements(
     )
     assert made.suggestion is not None
     with statements() as ran:
-        decided = suggestions.decide_edit_suggestion(
+        decided = changes.decide_edit_suggestion(
             page.writer, suggestion_id=made.suggestion.id, decision="reject", reason="Not yet."
         )
     assert decided.status == "rejected"
@@ -128,7 +129,7 @@ def make_waiting(team: Team, numbers: range) -> None:
         address = f"wiki:waiting/{n}"
         pages.create_page(team.writer, address=address, title=f"Page {n}", body=BODY)
         suggester = team.agent if n % 2 else team.reader
-        suggestions.suggest_edit(
+        changes.suggest_edit(
             suggester, address=address, edits=parse_edits(FIX_STATUS), reason="It was decided."
         )
         links.suggest_link(suggester, address=address, target=PAGE, reason="Related.")

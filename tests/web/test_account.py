@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import httpx
 
-from codna.services import members, tokens
+from codna.services.members import members, tokens
 from codna.storage.schema import sign_in_failures
 from tests.conftest import PASSWORD, ROLES, InProcessServer
 from tests.web.conftest import browser, csrf_of

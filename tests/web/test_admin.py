@@ -10,7 +10,7 @@ import uuid
 import httpx
 import pytest
 
-from codna.services import members
+from codna.services.members import members
 from tests.conftest import PASSWORD, ROLES, InProcessServer
 from tests.web.conftest import browser, csrf_of, signed_in
 from tests.web.test_account import said_on

@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 import re
 
-from codna.services import members, runs
+from codna.services.events import runs
+from codna.services.members import members
 from codna.web.templating import page_url
 from tests.conftest import ROLES, InProcessServer, unique
 from tests.web.conftest import csrf_of, signed_in

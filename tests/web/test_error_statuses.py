@@ -8,7 +8,7 @@ from typing import NoReturn
 import pytest
 
 from codna.errors import AlreadyDecided, CodnaError
-from codna.services import pages
+from codna.services.pages import pages
 from tests.conftest import InProcessServer, domain_errors, unique
 from tests.web.conftest import csrf_of, signed_in
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from codna.services import members, pages
 from codna.services.limits import PAGES
+from codna.services.members import members
+from codna.services.pages import pages
 from tests.conftest import InProcessServer, unique
 from tests.web.conftest import signed_in
 

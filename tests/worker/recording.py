@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 
 from codna import worker
-from codna.services.automations import Automation
-from codna.services.outbox import Event
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
 
 ROUTINE = "record"
 RECORD = "CODNA_TEST_RECORD"

@@ -15,9 +15,10 @@ import anyio
 import pytest
 
 from codna import worker
-from codna.services import automations, events, outbox, pages
-from codna.services.automations import Automation
-from codna.services.outbox import Event
+from codna.services.events import automations, events, outbox
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
+from codna.services.pages import pages
 from codna.storage.database import Database
 from codna.worker import Worker
 from tests.services.conftest import Team

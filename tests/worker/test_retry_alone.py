@@ -7,10 +7,10 @@ import anyio
 import pytest
 
 from codna import worker
-from codna.services import automations, outbox
-from codna.services.automations import Automation
 from codna.services.clock import now
-from codna.services.outbox import Event
+from codna.services.events import automations, outbox
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
 from codna.storage.database import Database
 from codna.storage.schema import outbox as outbox_table
 from codna.worker import Worker

@@ -19,8 +19,9 @@ import pytest
 
 from codna import runner
 from codna.errors import Unauthenticated
-from codna.services import runs, tokens
-from codna.services.runs import Owner, Started
+from codna.services.events import runs
+from codna.services.events.runs import Owner, Started
+from codna.services.members import tokens
 from codna.storage.database import Database
 from codna.storage.schema import runs as runs_table
 from codna.worker import Worker, loop
@@ -69,9 +70,9 @@ def test_a_run_token_works_until_its_time_limit_and_margin_and_then_is_refused(
     runs.add_routine(team.admin, name="slow-check", command="sleep 1", timeout_seconds=30)
     started = start(team, "slow-check")
     expiry = started.run.started_at + timedelta(seconds=30) + runs.TOKEN_MARGIN
-    at(monkeypatch, "tokens", expiry - timedelta(seconds=1))
+    at(monkeypatch, "members.tokens", expiry - timedelta(seconds=1))
     assert tokens.authenticate_token(started.secret).member.via == "slow-check"
-    at(monkeypatch, "tokens", expiry)
+    at(monkeypatch, "members.tokens", expiry)
     with pytest.raises(Unauthenticated) as refused:
         tokens.authenticate_token(started.secret)
     assert refused.value.code == "unauthenticated"
@@ -83,9 +84,9 @@ def test_a_built_in_routines_token_expires_at_the_default_time_limit_and_margin(
 ) -> None:
     started = start(team)
     limit = timedelta(seconds=runs.DEFAULT_TIMEOUT) + runs.TOKEN_MARGIN
-    at(monkeypatch, "tokens", started.run.started_at + limit - timedelta(seconds=1))
+    at(monkeypatch, "members.tokens", started.run.started_at + limit - timedelta(seconds=1))
     tokens.authenticate_token(started.secret)
-    at(monkeypatch, "tokens", started.run.started_at + limit)
+    at(monkeypatch, "members.tokens", started.run.started_at + limit)
     with pytest.raises(Unauthenticated):
         tokens.authenticate_token(started.secret)
 
@@ -136,7 +137,7 @@ def test_another_hosts_run_is_closed_only_once_its_token_expired_and_its_command
     owned_by(db, started.run.id, host="elsewhere", pid=dead_pid(), command_pid=sleeper.pid)
     assert close_orphaned_runs() == []
     expiry = started.run.started_at + timedelta(seconds=runs.DEFAULT_TIMEOUT) + runs.TOKEN_MARGIN
-    at(monkeypatch, "runs", expiry)
+    at(monkeypatch, "events.runs", expiry)
     [closed] = close_orphaned_runs()
     assert closed.id == started.run.id and closed.status == "failed"
     assert closed.error is not None and "its token expired" in closed.error

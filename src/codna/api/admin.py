@@ -9,11 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
 from codna.schemas import OFFSET, Number, UrlNumber, window
-from codna.services import access, grant_changes, members, tokens
-from codna.services.access import Grant
-from codna.services.grant_changes import CHANGES, GrantChange
-from codna.services.members import Member, MemberDetails
-from codna.services.tokens import NewToken, Token
+from codna.services.members import access, grant_changes, members, tokens
+from codna.services.members.access import Grant
+from codna.services.members.grant_changes import CHANGES, GrantChange
+from codna.services.members.members import Member, MemberDetails
+from codna.services.members.tokens import NewToken, Token
 
 router = APIRouter()
 

@@ -22,10 +22,10 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
 
 from codna.errors import Unauthenticated
-from codna.services import tokens
 from codna.services.context import database
-from codna.services.members import Member
-from codna.services.ratelimit import RateLimiter
+from codna.services.members import tokens
+from codna.services.members.members import Member
+from codna.services.members.ratelimit import RateLimiter
 
 DESCRIPTION = "A CoDNA token: `codna token create`."
 

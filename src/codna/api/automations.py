@@ -7,8 +7,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
 from codna.schemas import UrlNumber
-from codna.services import automations
-from codna.services.automations import EVENT_TYPES, Automation
+from codna.services.events import automations
+from codna.services.events.automations import EVENT_TYPES, Automation
 
 router = APIRouter(tags=["automations"])
 

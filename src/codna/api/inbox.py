@@ -13,11 +13,13 @@ from sse_starlette import EventSourceResponse
 
 from codna.api.auth import Reader, Writer
 from codna.schemas import OFFSET, Number, UrlNumber, Version, window
-from codna.services import events, inbox, links
-from codna.services.inbox import Inbox, Pending
+from codna.services.events import events
+from codna.services.inbox import inbox
+from codna.services.inbox.inbox import Inbox, Pending
 from codna.services.limits import INBOX, PENDING, SUGGESTIONS
-from codna.services.members import Member
-from codna.services.suggestion_views import Suggestion
+from codna.services.members.members import Member
+from codna.services.suggestions import links
+from codna.services.suggestions.records import Suggestion
 
 router = APIRouter(tags=["inbox"])
 

@@ -18,14 +18,16 @@ from codna.schemas import (
     edits_of,
     window,
 )
-from codna.services import changes, pages, reverts, revisions, search, transfer
-from codna.services.changes import EditResult
+from codna.services.admin import transfer
+from codna.services.admin.transfer import ExportedFile
 from codna.services.limits import EXPORT, EXPORT_BYTES, HISTORY, PAGES, READ_MANY, SEARCH
-from codna.services.outlines import Outline
-from codna.services.pages import Page, PageSummary, ReadMany
-from codna.services.revisions import Revision
-from codna.services.search import SearchHit
-from codna.services.transfer import ExportedFile
+from codna.services.pages import editing, pages, revisions, search
+from codna.services.pages.editing import EditResult
+from codna.services.pages.outlines import Outline
+from codna.services.pages.pages import Page, PageSummary, ReadMany
+from codna.services.pages.revisions import Revision
+from codna.services.pages.search import SearchHit
+from codna.services.suggestions import reverts
 
 router = APIRouter(tags=["pages"])
 ADDRESS_HELP = "A page's address, such as wiki:decisions/0024."
@@ -140,7 +142,7 @@ async def create_page(caller: Writer, body: CreatePage) -> Page:
 @router.post("/page/edit", summary="Apply edits that name their text, all or none")
 async def edit_page(caller: Writer, body: EditPage) -> EditResult:
     return await caller.run(
-        changes.edit_page,
+        editing.edit_page,
         address=body.address,
         edits=edits_of(body.edits),
         title=body.title,

@@ -9,10 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from codna.api.auth import Reader, Writer
 from codna.schemas import OFFSET, Edits, JsonVersion, TagChanges, UrlNumber, edits_of, window
-from codna.services import suggestions
 from codna.services.limits import SUGGESTIONS
-from codna.services.suggestion_views import Suggestion
-from codna.services.suggestions import SuggestResult
+from codna.services.suggestions import changes
+from codna.services.suggestions.changes import SuggestResult
+from codna.services.suggestions.records import Suggestion
 
 router = APIRouter(tags=["suggestions"])
 
@@ -64,7 +64,7 @@ MADE_LINKS = {
 )
 async def suggest_edit(caller: Writer, body: SuggestEdit) -> SuggestResult:
     return await caller.run(
-        suggestions.suggest_edit,
+        changes.suggest_edit,
         address=body.address,
         edits=edits_of(body.edits),
         reason=body.reason,
@@ -98,7 +98,7 @@ async def list_suggestions(
     ] = False,
 ) -> list[Suggestion]:
     return await caller.run(
-        suggestions.list_suggestions,
+        changes.list_suggestions,
         address=address,
         status=status,
         limit=limit,
@@ -109,13 +109,13 @@ async def list_suggestions(
 
 @router.get("/suggestions/{suggestion_id}", summary="One suggested change")
 async def read_suggestion(caller: Reader, suggestion_id: UrlNumber) -> Suggestion:
-    return await caller.run(suggestions.read_suggestion, suggestion_id=suggestion_id)
+    return await caller.run(changes.read_suggestion, suggestion_id=suggestion_id)
 
 
 @router.post("/suggestions/{suggestion_id}/decide", summary="Accept or reject a suggestion")
 async def decide(caller: Writer, suggestion_id: UrlNumber, body: Decide) -> Suggestion:
     return await caller.run(
-        suggestions.decide_edit_suggestion,
+        changes.decide_edit_suggestion,
         suggestion_id=suggestion_id,
         decision=body.decision,
         reason=body.reason,
@@ -124,4 +124,4 @@ async def decide(caller: Writer, suggestion_id: UrlNumber, body: Decide) -> Sugg
 
 @router.post("/suggestions/{suggestion_id}/withdraw", summary="Withdraw one's suggestion")
 async def withdraw(caller: Writer, suggestion_id: UrlNumber) -> Suggestion:
-    return await caller.run(suggestions.withdraw_suggestion, suggestion_id=suggestion_id)
+    return await caller.run(changes.withdraw_suggestion, suggestion_id=suggestion_id)

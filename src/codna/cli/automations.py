@@ -8,9 +8,9 @@ import click
 
 from codna import worker
 from codna.cli.output import Out, command_options
-from codna.services import automations
-from codna.services.automations import EVENT_TYPES, Automation
-from codna.services.members import Member
+from codna.services.events import automations
+from codna.services.events.automations import EVENT_TYPES, Automation
+from codna.services.members.members import Member
 
 
 def show(a: Automation) -> str:

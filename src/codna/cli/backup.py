@@ -11,9 +11,9 @@ import click
 from codna.cli.output import Out, command_options
 from codna.cli.transfer import on_terminal
 from codna.errors import Duplicate
-from codna.services import backup as backups
-from codna.services.backup import Backup
-from codna.services.members import Member
+from codna.services.admin import backup as backups
+from codna.services.admin.backup import Backup
+from codna.services.members.members import Member
 
 
 def _size(count: int) -> str:

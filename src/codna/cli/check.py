@@ -8,8 +8,8 @@ from collections.abc import Callable
 import click
 
 from codna.cli.output import Out, command_options
-from codna.services import integrity
-from codna.services.members import Member
+from codna.services.admin import integrity
+from codna.services.members.members import Member
 
 
 def _count(n: int, thing: str) -> str:

@@ -18,17 +18,13 @@ from codna.cli.server import mcp_stdio, serve, token, worker
 from codna.cli.sharing import grants_list, share, unshare
 from codna.cli.skill import skill
 from codna.cli.transfer import export, import_
-from codna.services import (
-    automations,
-    context,
-    demo,
-    members,
-    pages,
-    revisions,
-    search,
-    suggestions,
-)
-from codna.services.members import Member
+from codna.services import context
+from codna.services.admin import demo
+from codna.services.events import automations
+from codna.services.members import members
+from codna.services.members.members import Member
+from codna.services.pages import pages, revisions, search
+from codna.services.suggestions import changes
 from codna.vocabulary import SPACES
 
 
@@ -192,7 +188,7 @@ def demo_(as_json: bool) -> None:
         waiting = [
             s
             for p in pages.list_pages(ada, address="wiki:decisions/")
-            for s in suggestions.list_suggestions(ada, address=p.address, status="pending")
+            for s in changes.list_suggestions(ada, address=p.address, status="pending")
         ]
         out = Out(as_json)
         out.result(

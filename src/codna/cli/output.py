@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 import click
 
 from codna.errors import CodnaError, NotFound, Unauthenticated
-from codna.services import context, members
-from codna.services.members import Member
+from codna.services import context
+from codna.services.members import members
+from codna.services.members.members import Member
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -12,12 +12,13 @@ import click
 from codna.cli.output import Out, command_options
 from codna.errors import InvalidRequest
 from codna.markdown.edits import Edit, parse_edits
-from codna.services import changes, pages, reverts, revisions
-from codna.services.changes import EditResult
 from codna.services.limits import HISTORY, PAGES
-from codna.services.members import Member
-from codna.services.pages import Page
-from codna.services.revisions import Revision
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages, revisions
+from codna.services.pages.editing import EditResult
+from codna.services.pages.pages import Page
+from codna.services.pages.revisions import Revision
+from codna.services.suggestions import reverts
 
 
 def read_input(source: str, what: str) -> str:
@@ -162,7 +163,7 @@ def edit(
     actor: Callable[[], Member],
 ) -> None:
     """Apply edits that name their text, all or none."""
-    result = changes.edit_page(
+    result = editing.edit_page(
         actor(),
         address=address,
         edits=read_edits(edits_file),

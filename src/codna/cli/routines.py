@@ -9,9 +9,9 @@ import click
 
 from codna import runner
 from codna.cli.output import Out, command_options
-from codna.services import runs
-from codna.services.members import Member
-from codna.services.runs import Run
+from codna.services.events import runs
+from codna.services.events.runs import Run
+from codna.services.members.members import Member
 
 
 def show_run(r: Run) -> str:

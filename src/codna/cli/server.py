@@ -12,9 +12,10 @@ import click
 
 from codna.cli.output import Out, acting, command_options, refusals, require_workspace
 from codna.errors import InvalidRequest
-from codna.services import context, tokens
-from codna.services.members import Member
-from codna.services.tokens import Caller
+from codna.services import context
+from codna.services.members import tokens
+from codna.services.members.members import Member
+from codna.services.members.tokens import Caller
 from codna.settings import Settings
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def _addresses(host: str, port: int) -> str:
 def mcp_stdio(token: str | None, as_member: str | None) -> None:
     """Serve MCP over stdio, as the member of --token or --as."""
     from codna.app import build_mcp
-    from codna.services.ratelimit import RateLimiter
+    from codna.services.members.ratelimit import RateLimiter
     from codna.settings import Settings
 
     with refusals(False):

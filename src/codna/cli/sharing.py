@@ -8,9 +8,9 @@ from collections.abc import Callable
 import click
 
 from codna.cli.output import Out, command_options
-from codna.services import access, grant_changes
-from codna.services.grant_changes import CHANGES, GrantChange
-from codna.services.members import Member
+from codna.services.members import access, grant_changes
+from codna.services.members.grant_changes import CHANGES, GrantChange
+from codna.services.members.members import Member
 
 
 @click.command()

@@ -8,9 +8,9 @@ import click
 
 from codna.cli.output import Out, command_options
 from codna.cli.pages import read_edits, split_tags
-from codna.services import suggestions
-from codna.services.members import Member
-from codna.services.suggestion_views import Suggestion
+from codna.services.members.members import Member
+from codna.services.suggestions import changes
+from codna.services.suggestions.records import Suggestion
 from codna.vocabulary import STATUSES
 
 
@@ -52,7 +52,7 @@ def suggest(
     actor: Callable[[], Member],
 ) -> None:
     """Suggest a change to a page; someone who can edit it decides."""
-    result = suggestions.suggest_edit(
+    result = changes.suggest_edit(
         actor(),
         address=address,
         edits=read_edits(edits_file) if edits_file else [],
@@ -79,7 +79,7 @@ def suggest(
 @command_options
 def list_(address: str | None, status: str | None, out: Out, actor: Callable[[], Member]) -> None:
     """A page's suggested changes (all, for its editors), or your own."""
-    found = suggestions.list_suggestions(actor(), address=address, status=status)
+    found = changes.list_suggestions(actor(), address=address, status=status)
     out.result(found, lambda: "\n".join(show(s) for s in found) or "No suggestions.")
 
 
@@ -92,7 +92,7 @@ def decide(
     suggestion_id: int, decision: str, reason: str | None, out: Out, actor: Callable[[], Member]
 ) -> None:
     """Accept or reject a suggested change."""
-    decided = suggestions.decide_edit_suggestion(
+    decided = changes.decide_edit_suggestion(
         actor(), suggestion_id=suggestion_id, decision=decision, reason=reason
     )
     out.result(decided, lambda: show(decided))
@@ -103,5 +103,5 @@ def decide(
 @command_options
 def withdraw(suggestion_id: int, out: Out, actor: Callable[[], Member]) -> None:
     """Withdraw a suggested change of yours that still waits."""
-    done = suggestions.withdraw_suggestion(actor(), suggestion_id=suggestion_id)
+    done = changes.withdraw_suggestion(actor(), suggestion_id=suggestion_id)
     out.result(done, lambda: show(done))

@@ -17,10 +17,10 @@ import click
 from codna.cli.output import Out, command_options
 from codna.errors import CodnaError, Conflict, Duplicate, InvalidRequest
 from codna.markdown.limits import MAX_BODY_BYTES
-from codna.services import transfer
 from codna.services.addresses import EXPORT_SUFFIX, Address
+from codna.services.admin import transfer
 from codna.services.limits import EXPORT
-from codna.services.members import Member
+from codna.services.members.members import Member
 
 T = TypeVar("T")
 # How many of the files in the way an export's refusal names before it says "and N more".

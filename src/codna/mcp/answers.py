@@ -13,12 +13,12 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from codna.mcp import budget
-from codna.services import windows
-from codna.services.changes import EditResult
-from codna.services.outlines import outline_of
-from codna.services.pages import Page, PageSummary
-from codna.services.revisions import Revision
-from codna.services.search import SearchHit
+from codna.services.pages import windows
+from codna.services.pages.editing import EditResult
+from codna.services.pages.outlines import outline_of
+from codna.services.pages.pages import Page, PageSummary
+from codna.services.pages.revisions import Revision
+from codna.services.pages.search import SearchHit
 
 
 def listed(values: tuple[str, ...] | list[str]) -> list[str] | None:

@@ -1,6 +1,6 @@
 """Every answer within one budget: what a model can take in at once (windows.READ_BUDGET).
 
-A page's body is read in windows (services/windows.py). What else could grow past the budget
+A page's body is read in windows (services/pages/windows.py). What else could grow past the budget
 is cut here, each cut saying what is left and how to get it: a list keeps the items that fit
 and its `note` gives the offset to go on from; a diff keeps its first lines and says how many
 characters are left; edits too long to show are left out, their diff saying what they do.
@@ -14,8 +14,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from codna.mcp import compact
-from codna.services import windows
-from codna.services.windows import READ_BUDGET
+from codna.services.pages import windows
+from codna.services.pages.windows import READ_BUDGET
 
 ANSWER_CHARS = READ_BUDGET  # of one answer as sent, all its text together
 PAGE_FIELDS = 600  # kept in each page's share for its address, title, version, `more`…

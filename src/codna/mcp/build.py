@@ -8,9 +8,9 @@ from typing import Any
 
 from codna.mcp import inbox_tools, resources, suggestion_tools, tools
 from codna.mcp.server import CodnaMCP
-from codna.services import tokens
-from codna.services.ratelimit import RateLimiter
-from codna.services.tokens import Caller
+from codna.services.members import tokens
+from codna.services.members.ratelimit import RateLimiter
+from codna.services.members.tokens import Caller
 
 
 def server(

@@ -13,9 +13,9 @@ from codna.mcp.server import CodnaMCP
 from codna.mcp.suggestion_answers import InboxAnswer, Marked, NotificationAnswer
 from codna.mcp.suggestion_tools import SUGGEST
 from codna.mcp.tools import READ
-from codna.services import inbox
+from codna.services.inbox import inbox
 from codna.services.limits import INBOX
-from codna.services.members import Member
+from codna.services.members.members import Member
 
 
 def register(server: CodnaMCP) -> None:

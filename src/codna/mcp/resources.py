@@ -15,8 +15,8 @@ from mcp.types import Resource as MCPResource
 
 from codna.errors import CodnaError
 from codna.mcp.server import CodnaMCP, protocol_error
-from codna.services import pages
-from codna.services.members import Member
+from codna.services.members.members import Member
+from codna.services.pages import pages
 
 SKILL_NAME = "codna-skill"
 SKILL_URI = "codna://skill"

@@ -40,11 +40,11 @@ from codna.errors import (
     Unavailable,
 )
 from codna.mcp import compact
-from codna.services import tokens
-from codna.services.access import Action, may_ever
-from codna.services.members import Member
-from codna.services.ratelimit import RateLimiter
-from codna.services.tokens import Caller
+from codna.services.members import tokens
+from codna.services.members.access import Action, may_ever
+from codna.services.members.members import Member
+from codna.services.members.ratelimit import RateLimiter
+from codna.services.members.tokens import Caller
 
 INSTRUCTIONS = """\
 CoDNA is the team's Markdown wiki. A page's address is space:path, such as

@@ -12,9 +12,9 @@ from typing import cast
 from codna.mcp import budget, compact
 from codna.mcp.answers import Answer, listed
 from codna.mcp.arguments import SuggestionKind
-from codna.services.attribution import named
-from codna.services.inbox import Notification
-from codna.services.suggestion_views import Suggestion
+from codna.services.inbox.inbox import Notification
+from codna.services.suggestions.attribution import named
+from codna.services.suggestions.records import Suggestion
 from codna.vocabulary import Status
 
 

@@ -27,9 +27,10 @@ from codna.mcp.suggestion_answers import (
 )
 from codna.mcp.tools import READ, more
 from codna.schemas import edits_of
-from codna.services import inbox, links, suggestions
+from codna.services.inbox import inbox
 from codna.services.limits import PENDING, PER_PAGE_LIMIT, SUGGESTIONS, TOTAL_LIMIT
-from codna.services.members import Member
+from codna.services.members.members import Member
+from codna.services.suggestions import changes, links
 from codna.settings import base_url
 
 SUGGEST = ToolAnnotations(destructive_hint=False)
@@ -53,7 +54,7 @@ def _url(page: str, kind: str, number: int) -> str:
 
 
 def _one(member: Member, kind: str, number: int) -> SuggestionAnswer:
-    read = links.read_link if kind == "link" else suggestions.read_suggestion
+    read = links.read_link if kind == "link" else changes.read_suggestion
     return SuggestionAnswer.of(read(member, suggestion_id=number), full=True)
 
 
@@ -88,7 +89,7 @@ def register(server: CodnaMCP) -> None:
         base_version: a.SuggestedBase = None,
         dry_run: a.DryRun = False,
     ) -> Suggested:
-        made = suggestions.suggest_edit(
+        made = changes.suggest_edit(
             me(),
             address=address,
             edits=edits_of(edits),
@@ -154,11 +155,11 @@ def register(server: CodnaMCP) -> None:
         found: list[tuple[datetime, SuggestionAnswer]] = []
         notes: list[str | None] = []
         if kind in (None, "change"):
-            changes = suggestions.list_suggestions(
+            suggested = changes.list_suggestions(
                 me(), address=address, status=status, limit=limit, offset=offset
             )
-            found += [(s.created_at, SuggestionAnswer.of(s)) for s in changes]
-            notes.append(more(len(changes), limit, offset))
+            found += [(s.created_at, SuggestionAnswer.of(s)) for s in suggested]
+            notes.append(more(len(suggested), limit, offset))
         if kind in (None, "link"):
             made = links.list_links(
                 me(), address=address, status=status, limit=limit, offset=offset
@@ -178,7 +179,7 @@ def register(server: CodnaMCP) -> None:
     @server.tool_for("suggest", title="Withdraw a suggestion", annotations=SUGGEST)
     def withdraw_suggestion(suggestion_id: a.SuggestionId) -> Settled:
         """Take back a suggested change of yours that waits."""
-        return Settled.of(suggestions.withdraw_suggestion(me(), suggestion_id=suggestion_id))
+        return Settled.of(changes.withdraw_suggestion(me(), suggestion_id=suggestion_id))
 
     @server.tool_for("suggest", title="Withdraw a suggested link", annotations=SUGGEST)
     def withdraw_link_suggestion(suggestion_id: a.LinkSuggestionId) -> Settled:
@@ -231,7 +232,7 @@ def register(server: CodnaMCP) -> None:
     ) -> Settled:
         """Accept or reject a suggested change: accepting makes one revision in your name
         that names the suggester and their reason."""
-        change = suggestions.decide_edit_suggestion(
+        change = changes.decide_edit_suggestion(
             me(), suggestion_id=suggestion_id, decision=decision, reason=reason
         )
         return Settled.of(change)

@@ -25,9 +25,10 @@ from codna.mcp.answers import (
 )
 from codna.mcp.server import CodnaMCP
 from codna.schemas import JsonVersion, edits_of
-from codna.services import changes, pages, reverts, revisions, search
 from codna.services.limits import HISTORY, PAGES, READ_MANY, SEARCH
-from codna.services.members import Member
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages, revisions, search
+from codna.services.suggestions import reverts
 from codna.vocabulary import SPACES
 
 READ = ToolAnnotations(read_only_hint=True)
@@ -178,7 +179,7 @@ def register(server: CodnaMCP) -> None:
     ) -> Changed:
         """Change a page you may edit (editable true). A refusal says which edit and why, and
         changes nothing."""
-        edited = changes.edit_page(
+        edited = editing.edit_page(
             me(),
             address=address,
             edits=edits_of(edits),

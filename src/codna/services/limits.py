@@ -91,12 +91,12 @@ EXPORT = Window(default=100, most=1000)  # pages as Markdown files, by address
 EXPORT_BYTES = 64 * 1024 * 1024
 # How many pages one call reads at most (pages.read_pages).
 READ_MANY = 20
-# Rate limits (services/ratelimit.py): a token's or web session's reads may be this many
+# Rate limits (services/members/ratelimit.py): a token's or web session's reads may be this many
 # times its writes and tool calls (CODNA_RATE_LIMIT, 600 a minute by default).
 READS_PER_CALL = 4
 # What one member may hold in suggestions no editor has accepted (waiting, withdrawn or
 # rejected; changes and links together), in bytes as stored: their edits, diffs, anchors and
-# reasons, and STORED_ROW_BYTES for each row's own (services/suggestions.py, check_stored).
+# reasons, and STORED_ROW_BYTES for each row's own (services/suggestions/changes.py, check_stored).
 # Accepted ones are part of a page's history, which an editor chose to keep.
 # Documents one import may hold: each becomes a page, its first revision and its sections, all
 # in one transaction.
@@ -105,16 +105,17 @@ STORED_SUGGESTION_BYTES = 64 * 1024 * 1024
 STORED_ROW_BYTES = 256
 # What one member may store in `output`, where agents and routines write unreviewed: the
 # revisions they wrote of pages there, trashed ones included (purging frees them), in bytes as
-# stored (text, title, tags, summary) and STORED_ROW_BYTES a revision (services/pages.py,
+# stored (text, title, tags, summary) and STORED_ROW_BYTES a revision (services/pages/pages.py,
 # check_output). Refused past it for every member but an admin acting as themselves.
 OUTPUT_BYTES = 256 * 1024 * 1024
-# Tokens made for one member in a sliding hour (services/tokens.py), counted in the database.
+# Tokens made for one member in a sliding hour (services/members/tokens.py), counted in the
+# database.
 TOKENS_PER_HOUR = 20
 
 
 @dataclass(frozen=True)
 class SearchBudget:
-    """The work one search may cause, refused beyond (services/search.py): `words` in all (a
+    """The work one search may cause, refused beyond (services/pages/search.py): `words` in all (a
     phrase's words count each), `prefixes` terms ending in `*`, each with at least
     `prefix_chars` letters before it (a shorter one matches most of the vocabulary), and
     `scored` words scored in all: a search of n words ranks at most `scored` // n sections

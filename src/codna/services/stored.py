@@ -1,5 +1,5 @@
-"""What rows take as stored, the measure of what a member may store (suggestions.py,
-output_budget.py)."""
+"""What rows take as stored, the measure of what a member may store (suggestions/changes.py,
+pages/output_budget.py)."""
 
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import RedirectResponse, Response
 
 from codna.errors import CodnaError, Duplicate, InvalidRequest, NotFound, RateLimited, ReadOnly
-from codna.services import members, sessions, tokens
-from codna.services.members import Member
-from codna.services.tokens import OwnToken
+from codna.services.members import members, sessions, tokens
+from codna.services.members.members import Member
+from codna.services.members.tokens import OwnToken
 from codna.web.forms import FormRoute
 from codna.web.said import tell
 from codna.web.templating import render

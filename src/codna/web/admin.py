@@ -24,11 +24,11 @@ from codna.errors import (
     RateLimited,
     ReadOnly,
 )
-from codna.services import access, grant_changes, members, sessions, tokens
-from codna.services.access import Grant
-from codna.services.grant_changes import GrantChange
-from codna.services.members import Member, MemberDetails
-from codna.services.tokens import NewToken, Token
+from codna.services.members import access, grant_changes, members, sessions, tokens
+from codna.services.members.access import Grant
+from codna.services.members.grant_changes import GrantChange
+from codna.services.members.members import Member, MemberDetails
+from codna.services.members.tokens import NewToken, Token
 from codna.web import automations
 from codna.web.forms import FormRoute
 from codna.web.said import tell

@@ -14,10 +14,10 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import RedirectResponse, Response
 
 from codna.errors import CodnaError, Duplicate, InvalidRequest, NotFound, ReadOnly
-from codna.services import automations, runs
-from codna.services.automations import EVENT_TYPES, Automation
-from codna.services.members import Member
-from codna.services.runs import Run
+from codna.services.events import automations, runs
+from codna.services.events.automations import EVENT_TYPES, Automation
+from codna.services.events.runs import Run
+from codna.services.members.members import Member
 from codna.web.forms import FormRoute
 from codna.web.templating import render
 from codna.web.visitor import Seen

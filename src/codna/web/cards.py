@@ -24,11 +24,11 @@ from codna.errors import CodnaError, NoLongerApplies, NotFound, Unauthenticated
 from codna.markdown.diff_view import read_hunks
 from codna.markdown.render import render as render_markdown
 from codna.markdown.rendered_diff import Block, around_changes, rendered_diff
-from codna.services import links, suggestions
 from codna.services.limits import MAX_REASON_CHARS
-from codna.services.members import Member
-from codna.services.suggestion_views import Suggestion
-from codna.services.suggestions import Preview
+from codna.services.members.members import Member
+from codna.services.suggestions import changes, links
+from codna.services.suggestions.changes import Preview
+from codna.services.suggestions.records import Suggestion
 from codna.web.forms import FormRoute
 from codna.web.templating import page_url, render, templates
 from codna.web.visitor import Seen
@@ -124,9 +124,9 @@ class Kind:
 
 KINDS = {
     "changes": Kind(
-        suggestions.read_suggestion,
-        suggestions.decide_edit_suggestion,
-        suggestions.withdraw_suggestion,
+        changes.read_suggestion,
+        changes.decide_edit_suggestion,
+        changes.withdraw_suggestion,
     ),
     "links": Kind(links.read_link, links.decide_link, links.withdraw_link),
 }
@@ -178,7 +178,7 @@ class Rendered:
 
 
 def _rendered(member: Member, suggestion_id: int) -> Rendered:
-    preview = suggestions.preview_suggestion(member, suggestion_id=suggestion_id)
+    preview = changes.preview_suggestion(member, suggestion_id=suggestion_id)
     # Both are sanitised by render; the merge only adds <ins> and <del> around their words.
     at = preview.suggestion.page  # relative links resolve from the page's folder
     before = render_markdown(preview.body_now, page_url=page_url, at=at)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from fastapi import Request
 from starlette.responses import Response
 
-from codna.services import pages
 from codna.services.addresses import Address
-from codna.services.members import Member
-from codna.services.pages import Page, PageSummary
+from codna.services.members.members import Member
+from codna.services.pages import pages
+from codna.services.pages.pages import Page, PageSummary
 from codna.web.pages import crumbs
 from codna.web.templating import render
 from codna.web.visitor import Seen

@@ -22,11 +22,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from codna.errors import CodnaError, Conflict, Duplicate, InvalidRequest, ReadOnly, TooLarge
 from codna.markdown.limits import MAX_BODY_BYTES, check_body_size
 from codna.markdown.render import render as render_markdown
-from codna.services import changes, pages
-from codna.services.access import read_only_message
 from codna.services.addresses import Address, parse_address
-from codna.services.members import Member
-from codna.services.pages import Page
+from codna.services.members.access import read_only_message
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages
+from codna.services.pages.pages import Page
 from codna.web import trash
 from codna.web.confirm import named
 from codna.web.forms import FormRoute
@@ -110,7 +110,7 @@ def _open(member: Member, where: Address) -> Opened:
 
 def _write(member: Member, where: Address, draft: Draft, base_version: int) -> Tried:
     try:
-        result = changes.write_page(
+        result = editing.write_page(
             member,
             address=str(where),
             body=draft.body,

@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse, Response
 
 from codna.errors import CodnaError, InvalidRequest
-from codna.services.members import Member
+from codna.services.members.members import Member
 from codna.web.templating import render
 from codna.web.visitor import Visitor, signed_out, visitor
 

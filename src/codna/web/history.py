@@ -22,12 +22,13 @@ from codna.markdown.diff_view import (
     word_runs,
 )
 from codna.schemas import UrlNumber
-from codna.services import pages, reverts, revisions
 from codna.services.addresses import Address, parse_address
 from codna.services.limits import HISTORY
-from codna.services.members import Member
-from codna.services.pages import Page
-from codna.services.revisions import Revision
+from codna.services.members.members import Member
+from codna.services.pages import pages, revisions
+from codna.services.pages.pages import Page
+from codna.services.pages.revisions import Revision
+from codna.services.suggestions import reverts
 from codna.web.confirm import confirmation, find_page, named
 from codna.web.forms import FormRoute
 from codna.web.pages import crumbs

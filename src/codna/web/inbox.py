@@ -16,10 +16,11 @@ from sse_starlette import EventSourceResponse
 from starlette.responses import HTMLResponse, Response
 
 from codna import vocabulary
-from codna.services import inbox, links, suggestions
-from codna.services.inbox import Inbox
-from codna.services.members import Member
-from codna.services.suggestion_views import Suggestion
+from codna.services.inbox import inbox
+from codna.services.inbox.inbox import Inbox
+from codna.services.members.members import Member
+from codna.services.suggestions import changes, links
+from codna.services.suggestions.records import Suggestion
 from codna.web import cards  # noqa: F401 (the cards' template globals)
 from codna.web.forms import FormRoute
 from codna.web.templating import render
@@ -63,9 +64,9 @@ class Mine:
 
 
 def _mine(member: Member, status: str | None) -> Mine:
-    changes = suggestions.list_suggestions(member, status=status, limit=MINE_LIMIT)
+    suggested = changes.list_suggestions(member, status=status, limit=MINE_LIMIT)
     linked = links.list_links(member, status=status, limit=MINE_LIMIT)
-    items = sorted([*changes, *linked], key=lambda s: (s.created_at, s.id), reverse=True)
+    items = sorted([*suggested, *linked], key=lambda s: (s.created_at, s.id), reverse=True)
     return Mine(member, items[:MINE_LIMIT], status)
 
 

@@ -10,12 +10,12 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import RedirectResponse, Response
 
 from codna.schemas import UrlNumber
-from codna.services import navigation
 from codna.services.addresses import Address, parse_address
 from codna.services.limits import PAGES, RECENT
-from codna.services.members import Member
-from codna.services.navigation import Branch, Change
-from codna.services.pages import PageSummary
+from codna.services.members.members import Member
+from codna.services.pages import navigation
+from codna.services.pages.navigation import Branch, Change
+from codna.services.pages.pages import PageSummary
 from codna.web.pages import crumbs
 from codna.web.templating import page_url, render
 from codna.web.visitor import Seen

@@ -10,12 +10,13 @@ from starlette.responses import Response
 
 from codna.errors import NotFound
 from codna.schemas import UrlNumber
-from codna.services import navigation, pages, suggestions
 from codna.services.addresses import Address, parse_address
 from codna.services.limits import PAGES, SUGGESTIONS
-from codna.services.members import Member
-from codna.services.pages import Page, PageSummary
-from codna.services.suggestion_views import Suggestion
+from codna.services.members.members import Member
+from codna.services.pages import navigation, pages
+from codna.services.pages.pages import Page, PageSummary
+from codna.services.suggestions import changes
+from codna.services.suggestions.records import Suggestion
 from codna.web.rendering import rendered
 from codna.web.templating import INNER, page_url, render, render_around
 from codna.web.visitor import Seen
@@ -75,7 +76,7 @@ def _show(member: Member, where: Address, offset: int = 0) -> Shown:
     # Its editors see how many wait (pending_suggestions); anyone else, their own, if any.
     mine = None
     if page.pending_suggestions is None:
-        mine = suggestions.list_suggestions(member, address=str(where))
+        mine = changes.list_suggestions(member, address=str(where))
     linking = navigation.backlinks(member, address=str(where))
     return Shown(member, where, page=page, html=html, mine=mine, backlinks=linking)
 
@@ -158,9 +159,9 @@ DECIDED_SHOWN = 20
 
 def _suggestions(member: Member, where: Address) -> Listed:
     address = str(where)
-    waiting = suggestions.list_suggestions(member, address=address, status="pending", diff_now=True)
+    waiting = changes.list_suggestions(member, address=address, status="pending", diff_now=True)
     shown = min(DECIDED_SHOWN + len(waiting), SUGGESTIONS.most)
-    latest = suggestions.list_suggestions(member, address=address, limit=shown)
+    latest = changes.list_suggestions(member, address=address, limit=shown)
     decided = [s for s in latest if s.status != "pending"][:DECIDED_SHOWN]
     return Listed(member, where, waiting, decided)
 

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from codna.errors import CodnaError, InvalidRequest, NotFound
-from codna.services import search
 from codna.services.limits import SEARCH
-from codna.services.members import Member
-from codna.services.search import SearchHit
+from codna.services.members.members import Member
+from codna.services.pages import search
+from codna.services.pages.search import SearchHit
 from codna.vocabulary import SPACES
 from codna.web.templating import render
 from codna.web.visitor import Seen

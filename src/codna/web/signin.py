@@ -9,7 +9,7 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
 from codna.errors import RateLimited, Unauthenticated
-from codna.services import sessions
+from codna.services.members import sessions
 from codna.web.forms import FormRoute
 from codna.web.templating import STATIC, render
 from codna.web.visitor import Seen, signed_in, signed_out

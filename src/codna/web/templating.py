@@ -13,7 +13,7 @@ from markupsafe import Markup
 from starlette.responses import HTMLResponse, Response
 
 from codna.services.addresses import Address, parse_address
-from codna.services.members import Member
+from codna.services.members.members import Member
 from codna.web.said import heard, told
 from codna.web.visitor import Visitor
 

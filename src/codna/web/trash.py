@@ -11,10 +11,10 @@ from starlette.responses import RedirectResponse, Response
 
 from codna.errors import NotFound
 from codna.schemas import UrlNumber
-from codna.services import pages
 from codna.services.addresses import Address, parse_address
-from codna.services.members import Member
-from codna.services.pages import PageSummary
+from codna.services.members.members import Member
+from codna.services.pages import pages
+from codna.services.pages.pages import PageSummary
 from codna.web.confirm import confirmation, find_page, named
 from codna.web.forms import FormRoute
 from codna.web.pages import PageWindow, page_window

@@ -8,8 +8,8 @@ signing in, from a random cookie of its own, so the sign-in form is protected to
 cookies are HttpOnly and SameSite=Lax, and Secure when the request came over https.
 
 A signed-in visitor's views and forms are counted against the rate limits as a token's calls
-are (services/ratelimit.py), by session: a form posted in the window of writes, a page viewed
-in that of reads; the numbers are this process's settings (CODNA_RATE_LIMIT).
+are (services/members/ratelimit.py), by session: a form posted in the window of writes, a
+page viewed in that of reads; the numbers are this process's settings (CODNA_RATE_LIMIT).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from fastapi import Depends, Request
 from starlette.responses import Response
 
 from codna.errors import InvalidRequest, Unauthenticated
-from codna.services import sessions
 from codna.services.context import database
-from codna.services.members import Member
-from codna.services.ratelimit import RateLimiter
+from codna.services.members import sessions
+from codna.services.members.members import Member
+from codna.services.members.ratelimit import RateLimiter
 from codna.settings import Settings
 
 SESSION_COOKIE = "codna_session"

@@ -11,7 +11,7 @@ import signal
 
 import anyio
 
-from codna.services import events
+from codna.services.events import events
 from codna.worker.loop import Worker
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -19,9 +19,9 @@ import anyio
 import anyio.to_thread
 
 from codna.errors import CodnaError, InvalidRequest, NotFound
-from codna.services import automations, outbox
-from codna.services.automations import Automation
-from codna.services.outbox import Event
+from codna.services.events import automations, outbox
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
 from codna.worker.threads import in_daemon_thread
 
 # A routine's handler: called with the event and the automation it runs for, as that

@@ -28,10 +28,10 @@ from typing import ParamSpec, TypeVar
 import anyio
 import anyio.to_thread
 
-from codna.services import automations, events, outbox
-from codna.services.automations import Automation
 from codna.services.clock import now
-from codna.services.outbox import Event
+from codna.services.events import automations, events, outbox
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
 from codna.worker.handlers import describe, dispatch, is_async
 from codna.worker.orphans import close_orphaned_runs
 from codna.worker.threads import in_daemon_thread
@@ -173,7 +173,7 @@ class Worker:
         """Run an event this worker holds: its automations, then done; or the failure
         recorded (taken again after a back-off, or failed for good)."""
         try:
-            found = await _in_pool(automations.for_event, event)
+            found = await _in_pool(automations.for_event, event.type, event.page)
             if found:
                 await self._with_lease(event, found)
         except Exception as error:

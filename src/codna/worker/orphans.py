@@ -15,8 +15,8 @@ import os
 import signal
 import socket
 
-from codna.services import runs
-from codna.services.runs import Owner, Run
+from codna.services.events import runs
+from codna.services.events.runs import Owner, Run
 
 log = logging.getLogger("codna.runs")
 

@@ -1,0 +1,2 @@
+"""Running a workspace: backing it up, checking it, importing and exporting documents, and the
+demo workspace."""
