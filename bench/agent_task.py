@@ -37,8 +37,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 
 sys.path.insert(0, str(Path(__file__).parent))
-from codna.services import demo, members, pages, tokens
+from codna.services.admin import demo
 from codna.services.context import use_database
+from codna.services.members import members, tokens
+from codna.services.pages import pages
 from codna.storage.database import Database
 from server import CODNA, POSTGRES_ADMIN, free_port, started, throwaway_postgres
 

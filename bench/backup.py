@@ -22,9 +22,11 @@ from contextlib import closing
 from pathlib import Path
 
 from codna.markdown.edits import parse_edits
-from codna.services import backup, changes, integrity, members, pages
+from codna.services.admin import backup, integrity
 from codna.services.context import close_database, open_database
-from codna.services.members import Member
+from codna.services.members import members
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages
 
 BUSY = "wiki:busy"
 
@@ -51,7 +53,7 @@ class Editor:
             n += 1
             edits = parse_edits([{"op": "append", "text": f"Edit {n}."}])
             started = time.perf_counter()
-            changes.edit_page(self.actor, address=BUSY, edits=edits)
+            editing.edit_page(self.actor, address=BUSY, edits=edits)
             self.latencies.append((started, time.perf_counter() - started))
 
     def between(self, start: float, end: float) -> list[float]:

@@ -33,8 +33,9 @@ from codna.markdown import delta
 from codna.markdown.apply import apply_edits
 from codna.markdown.diff import unified_diff
 from codna.markdown.edits import parse_edits
-from codna.services import changes, members, pages, revisions
 from codna.services.context import use_database
+from codna.services.members import members
+from codna.services.pages import editing, pages, revisions
 from codna.storage.database import Database
 from codna.storage.schema import pages as pages_table
 from codna.storage.schema import revisions as revisions_table
@@ -177,7 +178,7 @@ def bench_big_page(
                 {"op": "replace", "old": f"Paragraph {n}a says", "new": f"Paragraph {n}a said"}
             ]
             started = time.perf_counter()
-            changes.edit_page(admin, address=address, edits=parse_edits(edits))
+            editing.edit_page(admin, address=address, edits=parse_edits(edits))
             saves.append((time.perf_counter() - started) * 1000)
             indexing.append(index.take_ms())
     grown = database_size(database) - before
@@ -219,7 +220,7 @@ def bench_big_page(
 
 def save_one_edit(admin: members.Member, address: str, counter: Iterator[int]) -> None:
     line = f"Line {next(counter)}."
-    changes.edit_page(admin, address=address, edits=parse_edits([{"op": "append", "text": line}]))
+    editing.edit_page(admin, address=address, edits=parse_edits([{"op": "append", "text": line}]))
 
 
 def sqlite_floor(path: Path) -> Callable[[str], Callable[[], None]]:

@@ -14,8 +14,10 @@ from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
-from codna.services import access, inbox, members, pages
 from codna.services.context import use_database
+from codna.services.inbox import inbox
+from codna.services.members import access, members
+from codna.services.pages import pages
 from codna.storage.database import Database
 from codna.storage.schema import link_suggestions
 

@@ -14,17 +14,19 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from codna.services import access, members, pages, revisions, suggestions, tokens
 from codna.services.context import use_database
 from codna.services.limits import SUGGESTIONS
-from codna.services.members import Member
+from codna.services.members import access, members, tokens
+from codna.services.members.members import Member
+from codna.services.pages import pages, revisions
+from codna.services.suggestions import changes
 from codna.storage.database import Database
 
 FOLDER = "wiki:load/"
 PAGES = 100
 ITEMS = 40  # open items on each page, which suggestions close
 EDITORS = 8
-PER_PAGE_LIMIT, TOTAL_LIMIT = 20, 200  # services/suggestions.py's limits
+PER_PAGE_LIMIT, TOTAL_LIMIT = 20, 200  # services/limits.py's
 # Suggestions one agent may have waiting before the bench moves to its next agent: a margin
 # under the product's limit, which the bench must never be what meets.
 AGENT_BUDGET = TOTAL_LIMIT - 10
@@ -178,10 +180,10 @@ def check(url: str, ledger: Ledger) -> tuple[list[str], dict[str, int]]:
         database.dispose()
 
 
-def _all_suggestions(editor: Member, address: str) -> list[suggestions.Suggestion]:
-    found: list[suggestions.Suggestion] = []
+def _all_suggestions(editor: Member, address: str) -> list[changes.Suggestion]:
+    found: list[changes.Suggestion] = []
     while True:
-        batch = suggestions.list_suggestions(
+        batch = changes.list_suggestions(
             editor, address=address, limit=SUGGESTIONS.most, offset=len(found)
         )
         found += batch
@@ -191,7 +193,7 @@ def _all_suggestions(editor: Member, address: str) -> list[suggestions.Suggestio
 
 def _check(ledger: Ledger, editor: Member) -> tuple[list[str], dict[str, int]]:
     problems: list[str] = []
-    seen: dict[int, suggestions.Suggestion] = {}
+    seen: dict[int, changes.Suggestion] = {}
     counts: Counter[str] = Counter()
     for n in range(PAGES):
         address = page_address(n)

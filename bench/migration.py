@@ -40,8 +40,10 @@ from alembic.config import Config
 
 from codna.markdown import delta
 from codna.markdown.edits import parse_edits
-from codna.services import changes, members, pages, reverts, revisions
 from codna.services.context import use_database
+from codna.services.members import members
+from codna.services.pages import editing, pages, revisions
+from codna.services.suggestions import reverts
 from codna.storage.database import MIGRATIONS, Database
 from storage import Size, size
 
@@ -78,7 +80,7 @@ def make_workspace(db: Database, count: int) -> dict[tuple[str, int], str]:
                 "anchor": f"Paragraph {part} of page {address.rsplit('-', 1)[1]} says",
                 "text": f" (edit {k})",
             }
-            done = changes.edit_page(admin, address=address, edits=parse_edits([edit]))
+            done = editing.edit_page(admin, address=address, edits=parse_edits([edit]))
         kept[address, done.page.version] = delta.digest(done.page.body)
     return kept
 

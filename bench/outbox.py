@@ -38,10 +38,12 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from codna import worker
-from codna.services import access, automations, members, outbox, tokens, transfer
-from codna.services.automations import Automation
+from codna.services.admin import transfer
 from codna.services.context import use_database
-from codna.services.outbox import Event
+from codna.services.events import automations, outbox
+from codna.services.events.automations import Automation
+from codna.services.events.outbox import Event
+from codna.services.members import access, members, tokens
 from codna.storage.database import Database
 from server import free_port, throwaway_postgres
 

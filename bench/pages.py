@@ -48,9 +48,12 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, members, pages, suggestions, transfer
+from codna.services.admin import transfer
 from codna.services.context import use_database
-from codna.services.members import Member
+from codna.services.members import access, members
+from codna.services.members.members import Member
+from codna.services.pages import editing, pages
+from codna.services.suggestions import changes
 from codna.storage.database import Database
 from server import (
     CODNA,
@@ -109,7 +112,7 @@ def suggest(actor: Member, address: str, n: int) -> int:
     """A suggestion from `actor` that rewrites paragraph `n` of the page; its id."""
     edits = parse_edits([{"op": "replace", "old": paragraph(n), "new": rewritten(n)}])
     reason = f"Paragraph {n} leaves out who reads it."
-    made = suggestions.suggest_edit(actor, address=address, edits=edits, reason=reason)
+    made = changes.suggest_edit(actor, address=address, edits=edits, reason=reason)
     assert made.suggestion is not None
     return made.suggestion.id
 
@@ -138,7 +141,7 @@ def seed_inbox(admin: Member, rita: Member) -> list[int]:
     last = len(body.split("Paragraph ")) - 2  # a paragraph no suggestion touches
     for address in waiting[:MOVED_ON]:
         edits = parse_edits([{"op": "replace", "old": paragraph(last), "new": rewritten(last)}])
-        changes.edit_page(rita, address=address, edits=edits, summary="Say who reads it")
+        editing.edit_page(rita, address=address, edits=edits, summary="Say who reads it")
     return to_decide
 
 

@@ -33,8 +33,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from codna.errors import InvalidRequest
-from codna.services import changes, members, pages, search, search_index, transfer
+from codna.services.admin import transfer
 from codna.services.context import database, use_database
+from codna.services.members import members
+from codna.services.pages import editing, pages, search, search_index
 from codna.storage.database import Database
 from server import throwaway_postgres
 
@@ -216,7 +218,7 @@ def bench_saves(admin: members.Member, corpus: Corpus) -> None:
                 before = row_ids(address)
                 spent.clear()
                 ms, _ = timed(
-                    lambda e=edited, v=version: changes.write_page(
+                    lambda e=edited, v=version: editing.write_page(
                         admin, address=address, body=e, base_version=v
                     )
                 )

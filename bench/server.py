@@ -53,8 +53,9 @@ from mcp.types import CallToolResult
 from starlette.applications import Starlette
 
 from codna.mcp.answers import PagesAnswer
-from codna.services import access, members, pages, tokens
 from codna.services.context import use_database
+from codna.services.members import access, members, tokens
+from codna.services.pages import pages
 from codna.storage.database import Database
 
 CONCURRENCY = (1, 8, 32)

@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from codna.services import search_index
+from codna.services.pages import search_index
 from codna.storage.database import Database, sqlite_file
 
 

@@ -37,8 +37,11 @@ import psycopg
 import sqlalchemy as sa
 
 from codna.markdown.edits import parse_edits
-from codna.services import access, changes, inbox, members, pages, suggestions
 from codna.services.context import use_database
+from codna.services.inbox import inbox
+from codna.services.members import access, members
+from codna.services.pages import editing, pages
+from codna.services.suggestions import changes
 from codna.storage.database import Database
 from storage import IndexTime, Size
 from storage import size as database_size
@@ -205,7 +208,7 @@ def bench_suggest_and_accept(name: str, db: Database, floor: Floor, repeat: int)
                     }
                 ]
                 started = time.perf_counter()
-                made = suggestions.suggest_edit(
+                made = changes.suggest_edit(
                     agent, address=address, edits=parse_edits(edits), reason="Say it."
                 )
                 suggest_ms.append((time.perf_counter() - started) * 1000)
@@ -213,7 +216,7 @@ def bench_suggest_and_accept(name: str, db: Database, floor: Floor, repeat: int)
                 before = database_size(db)
                 index.take_ms()
                 started = time.perf_counter()
-                suggestions.decide_edit_suggestion(
+                changes.decide_edit_suggestion(
                     editor, suggestion_id=made.suggestion.id, decision="accept"
                 )
                 accept_ms.append((time.perf_counter() - started) * 1000)
@@ -256,7 +259,7 @@ def seed_inbox(db: Database) -> members.Member:
     per_page = INBOX_SUGGESTIONS // INBOX_PAGES
     for k in range(INBOX_SUGGESTIONS):
         n, paragraph = k % INBOX_PAGES, k // INBOX_PAGES
-        suggestions.suggest_edit(
+        changes.suggest_edit(
             agents[k // (INBOX_SUGGESTIONS // AGENTS)],
             address=f"wiki:folder{n % 10}/page{n}",
             edits=parse_edits(
@@ -273,7 +276,7 @@ def seed_inbox(db: Database) -> members.Member:
     assert per_page <= 20
     # A tenth of the pages moved on: there one paragraph's suggestion no longer applies.
     for n in range(0, INBOX_PAGES, 10):
-        changes.edit_page(
+        editing.edit_page(
             editor,
             address=f"wiki:folder{n % 10}/page{n}",
             edits=parse_edits(
@@ -294,8 +297,8 @@ def bench_inbox(name: str, db: Database, repeat: int) -> None:
     cold = timed(lambda: first.append(inbox.pending_decisions(editor, limit=50)))
     [answer] = first
     changes = answer.suggested_changes
-    assert changes.total == INBOX_SUGGESTIONS and len(changes.items) == 50, changes.total
-    stale = sum(1 for item in changes.items if not item.applies)
+    assert editing.total == INBOX_SUGGESTIONS and len(editing.items) == 50, editing.total
+    stale = sum(1 for item in editing.items if not item.applies)
     times = [timed(lambda: inbox.pending_decisions(editor, limit=50)) for _ in range(repeat)]
     print(
         f"\n{name}: pending_decisions, first 50 of {changes.total} pending suggested changes over "
