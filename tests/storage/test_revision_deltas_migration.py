@@ -1,10 +1,12 @@
 """Migration 0012, on SQLite and PostgreSQL: revisions saved whole are converted to deltas in
 batches, each checked against its hash before its full copy goes; stopped halfway, it is run
-again and converts the rest; taken back, every version is whole again. And 0013: texts
-compressed with lz4 on PostgreSQL."""
+again and converts the rest; taken back, every version is whole again. What it writes, with
+the code frozen in it, the running code reads (markdown/delta.py). And 0013: texts compressed
+with lz4 on PostgreSQL."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 from collections.abc import Iterator
 from types import ModuleType
@@ -147,15 +149,15 @@ def test_a_batch_cut_off_halfway_is_rolled_back_and_converted_on_the_next_run(
     migration: ModuleType,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    stored = migration.delta.store
+    stored = migration.store
     calls = iter(range(1000))
 
-    def stopping(*args: Any, **kwargs: Any) -> delta.Stored:
+    def stopping(*args: Any, **kwargs: Any) -> Any:
         if next(calls) == 13:  # the second row of the fourth batch of four
             raise KeyboardInterrupt
         return stored(*args, **kwargs)
 
-    monkeypatch.setattr(migration.delta, "store", stopping)
+    monkeypatch.setattr(migration, "store", stopping)
     with db.engine.connect() as conn:
         migration.add_columns(Operations(MigrationContext.configure(conn)), conn)
         conn.commit()
@@ -163,7 +165,7 @@ def test_a_batch_cut_off_halfway_is_rolled_back_and_converted_on_the_next_run(
             migration.convert(conn, batch=4)
         conn.rollback()
     assert len([r for r in rows(db) if r["sha256"]]) == 12  # three whole batches
-    monkeypatch.setattr(migration.delta, "store", stored)
+    monkeypatch.setattr(migration, "store", stored)
     with db.engine.connect() as conn:
         assert migration.convert(conn, batch=4) == 12
     assert read_back(team) == whole
@@ -189,6 +191,37 @@ def test_a_converted_version_that_no_longer_rebuilds_stops_the_migration_droppin
         conn.rollback()
     left = [r for r in rows(db) if not r["sha256"]]
     assert len(left) == 22 and all(r["body"] for r in left)  # every other copy kept whole
+
+
+def test_what_the_frozen_migration_writes_the_running_code_reads(
+    db: Database, team: Team, whole: dict[tuple[str, int], str]
+) -> None:
+    db.migrate()  # every version converted by the code frozen in the migration
+    texts: dict[tuple[int, int], str] = {}
+    chain, page = delta.Chain(), None
+    for row in rows(db):
+        if row["page_id"] != page:
+            chain, page = delta.Chain(), row["page_id"]
+        text = chain.next(row["body"], row["delta"])
+        assert delta.digest(text) == row["sha256"]
+        texts[row["page_id"], row["version"]] = text
+        if row["delta"] is not None:  # in the form the running code writes, to the byte
+            assert delta.encode(delta.decode(row["delta"])) == row["delta"]
+    assert sorted(texts.values()) == sorted(whole.values())
+    assert any(row["delta"] for row in rows(db))
+
+
+def test_the_frozen_encoder_writes_what_it_wrote_when_it_was_frozen(migration: ModuleType) -> None:
+    old = "# Steps\n\nOne, then two.\n\nThree comes last.\n"
+    new = "# Steps\n\nOne, then two.\n\nÉtape deux.\n\nThree comes last.\n"
+    before = migration.Before(1, old, 1, 0)
+    stored = migration.store(2, new, before=before)
+    assert stored.delta == '[[25,25,"Étape deux.\\n\\n"]]'  # compact JSON, UTF-8 as is
+    assert (stored.body, stored.snapshot_version, stored.chain_chars) == ("", 1, 27)
+    assert stored.sha256 == hashlib.sha256(new.encode()).hexdigest()
+    assert delta.apply(old, delta.decode(stored.delta)) == new
+    whole = migration.store(2, "x", before=before)  # a delta would outgrow the text
+    assert (whole.body, whole.delta, whole.snapshot_version) == ("x", None, 2)
 
 
 def test_on_postgresql_page_texts_are_compressed_with_lz4(db: Database) -> None:

@@ -1,5 +1,6 @@
-"""Migration 0011 makes the per-section search index from the pages already there, on SQLite
-and on PostgreSQL, the same rows a save makes; going back makes the whole-page index again."""
+"""Migration 0011 makes the per-section search index, empty, and the running code then makes
+the rows of the pages already there (storage/derived.py), on SQLite and on PostgreSQL: the
+same rows a save makes. Going back makes the whole-page index again."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from alembic.config import Config
 from codna.markdown.search_sections import index_sections
 from codna.services.context import use_database
 from codna.services.members import members
-from codna.services.pages import editing, search
+from codna.services.pages import editing, pages, search
 from codna.storage.database import MIGRATIONS, Database
 from tests.conftest import drop_postgres, postgres_copy
 
@@ -95,29 +96,95 @@ def workspace_at_0010(db: Database) -> members.Member:
     return admin
 
 
-def test_the_migration_indexes_every_existing_page_by_section(empty: Database) -> None:
+ROWS = sa.text(
+    "SELECT s.ordinal, s.heading, s.anchor, s.digest, s.text, s.chars "
+    "FROM page_sections s JOIN pages p ON p.id = s.page_id WHERE p.path = :path "
+    "ORDER BY s.ordinal"
+)
+
+
+def test_after_migrating_every_existing_page_has_the_rows_a_save_makes(empty: Database) -> None:
     admin = workspace_at_0010(empty)
     empty.migrate("0011")
-    with empty.read() as conn:
-        rows = conn.execute(
-            sa.text(
-                "SELECT p.title, p.tags, p.body, s.ordinal, s.heading, s.anchor, s.digest, s.text "
-                "FROM page_sections s JOIN pages p ON p.id = s.page_id ORDER BY p.id, s.ordinal"
-            )
-        ).all()
-    assert len(rows) == PAGES * 4  # the title, the opening words and two sections
-    first = [row for row in rows if row.title == "Survey 7"]
-    tags = ["birds"]
-    made = index_sections("Survey 7", tags, body_of(7))
-    assert [(r.ordinal, r.heading, r.anchor, r.digest, r.text) for r in first] == [
-        (s.ordinal, s.heading, s.anchor, s.digest, s.text) for s in made
-    ]
+    with empty.read() as conn:  # made empty: the running code makes the rows
+        assert conn.execute(sa.text("SELECT count(*) FROM page_sections")).scalar() == 0
     empty.migrate()
+    with empty.read() as conn:
+        found = conn.execute(sa.text("SELECT count(*) FROM page_sections")).scalar()
+        assert found == PAGES * 4  # the title, the opening words and two sections
+        for page in conn.execute(sa.select(_pages.c.path, _pages.c.title, _pages.c.tags)):
+            body = conn.execute(
+                sa.text("SELECT body FROM pages WHERE path = :path"), {"path": page.path}
+            ).scalar_one()
+            made = index_sections(page.title, page.tags, body)
+            assert [tuple(r) for r in conn.execute(ROWS, {"path": page.path})] == [
+                (s.ordinal, s.heading, s.anchor, s.digest, s.text, s.chars) for s in made
+            ]
+        migrated = conn.execute(ROWS, {"path": "survey/7"}).all()
     hits = search.search(admin, query="bittern", limit=100)
     assert len(hits) == 100 and {(h.section, h.anchor) for h in hits} == {("Notes", "notes-2")}
     [hit] = search.search(admin, query='"heron count is 7"')
     assert (hit.address, hit.section, hit.anchor) == ("wiki:survey/7", "Notes", "notes")
     assert [h.address for h in search.search(admin, query='"survey 7"')] == ["wiki:survey/7"]
+    # A page saved now with the same title, tags and text has the same rows.
+    pages.create_page(
+        admin, address="wiki:fresh/7", title="Survey 7", tags=["birds"], body=body_of(7)
+    )
+    with empty.read() as conn:
+        assert conn.execute(ROWS, {"path": "fresh/7"}).all() == migrated
+
+
+def test_rows_made_by_0011_in_its_earlier_form_are_made_again_after_0014(
+    empty: Database,
+) -> None:
+    """0011 once made the rows itself, with the code of its day; 0014 gave each row its length.
+    Now 0014 empties the index, and the running code makes every page's rows, lengths and all."""
+    workspace_at_0010(empty)
+    empty.migrate("0011")
+    earlier = sa.table(
+        "page_sections",
+        *(sa.column(c) for c in ("page_id", "ordinal", "heading", "anchor")),
+        *(sa.column(c) for c in ("digest", "text")),
+    )
+    with empty.write() as conn:
+        pages_then = sa.table(
+            "pages",
+            sa.column("id"),
+            sa.column("title"),
+            sa.column("tags", sa.JSON),
+            sa.column("body"),
+        )
+        found = conn.execute(sa.select(pages_then)).all()
+        conn.execute(
+            earlier.insert(),
+            [
+                {
+                    "page_id": page.id,
+                    "ordinal": s.ordinal,
+                    "heading": s.heading,
+                    "anchor": s.anchor,
+                    "digest": s.digest,
+                    "text": s.text,
+                }
+                for page in found
+                for s in index_sections(page.title, page.tags, page.body)
+            ],
+        )
+    empty.migrate()
+    with empty.read() as conn:
+        for page in found:
+            stored = conn.execute(
+                sa.text(
+                    "SELECT ordinal, heading, anchor, digest, text, chars FROM page_sections "
+                    "WHERE page_id = :id ORDER BY ordinal"
+                ),
+                {"id": page.id},
+            ).all()
+            made = index_sections(page.title, page.tags, page.body)
+            assert [tuple(r) for r in stored] == [
+                (s.ordinal, s.heading, s.anchor, s.digest, s.text, s.chars) for s in made
+            ]
+            assert sum(r.chars for r in stored) == len(page.body)
 
 
 def test_after_the_migration_a_save_replaces_only_the_section_it_changed(
@@ -160,6 +227,6 @@ def test_going_back_makes_the_whole_page_index_again(empty: Database) -> None:
             index = "SELECT count(*) FROM pg_indexes WHERE indexname = 'ix_pages_search'"
             assert conn.execute(sa.text(index)).scalar() == 1
         assert not sa.inspect(conn).has_table("page_sections")
-    empty.migrate("0011")
+    empty.migrate()
     with empty.read() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM page_sections")).scalar() == PAGES * 4

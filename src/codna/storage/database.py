@@ -23,11 +23,12 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, Engine, RootTransaction
 
 from codna.errors import TooLarge, Unavailable
 from codna.settings import Settings
-from codna.storage import schema
+from codna.storage import derived, schema
 
 DEFAULT_URL = "sqlite:///data/codna.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -217,7 +218,10 @@ class Database:
 
     def migrate(self, revision: str = "head") -> None:
         """Bring the schema up to the newest migration, or to `revision` (run on start; safe
-        to run twice)."""
+        to run twice). At the newest, what the migrations marked stale of the data derived
+        from other data (the search index, the hashes of suggestions) is then made again by
+        the running code, a batch at a time (storage/derived.py); with nothing stale, that is
+        one statement."""
         with self.engine.connect() as conn:
             if not self.is_sqlite:
                 # A migration may rewrite every row: the statement timeout is for calls.
@@ -231,6 +235,10 @@ class Database:
                 config.attributes["target_metadata"] = schema.metadata
                 command.upgrade(config, revision)
                 conn.commit()
+                if revision in ("head", ScriptDirectory.from_config(config).get_current_head()):
+                    # Each batch takes SQLite's write lock at its start (see _on_begin).
+                    conn.execution_options(codna_write=True)
+                    derived.bring_up_to_date(conn)
             finally:
                 if not self.is_sqlite:
                     conn.execute(

@@ -1,7 +1,7 @@
 """The durable rejection and the duplicate check compare edits in a canonical form that names a
 heading as the page resolves it (`## Alternatives` and `Alternatives` are one edit), and tell
-which suggestion it was only to whom may see it; migration 0008 works out the stored hashes
-again in that form, on SQLite and PostgreSQL."""
+which suggestion it was only to whom may see it; migration 0008 marks the stored hashes stale
+and the running code works them out again in that form, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -20,25 +20,18 @@ from hypothesis import strategies as st
 from codna.errors import CodnaError, Duplicate, InvalidEdit, RejectedBefore
 from codna.markdown.apply import apply_edits, canonical_edits
 from codna.markdown.edits import Append, DeleteSection, Edit, Replace, ReplaceSection, parse_edits
+from codna.markdown.edits_hash import edits_hash
 from codna.markdown.sections import scan_headings
 from codna.services.context import use_database
 from codna.services.members import access, members
 from codna.services.members.members import Member
 from codna.services.pages import editing, pages
+from codna.services.pages import revisions as page_revisions
 from codna.services.suggestions import changes
 from codna.services.suggestions.checks import change_of
 from codna.storage.database import MIGRATIONS, Database
 from codna.storage.records import SuggestionRow
-from codna.storage.schema import (
-    automations,
-    edit_suggestions,
-    grant_changes,
-    metadata,
-    outbox,
-    page_links,
-    page_sections,
-    revisions,
-)
+from codna.storage.schema import edit_suggestions
 from tests.conftest import drop_postgres, postgres_copy
 from tests.markdown.test_sections import generated_pages
 from tests.services.conftest import Team
@@ -268,34 +261,18 @@ def test_the_refusals_name_the_other_suggestion_only_to_its_suggester_and_the_ed
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def at_0007(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """An empty database migrated to 0007, with the outbox, for the services to use."""
+def migrated(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A database migrated from empty, for the services to use."""
     name = None
     if request.param == "sqlite":
-        db = Database(f"sqlite:///{tmp_path / 'at-0007.db'}")
+        db = Database(f"sqlite:///{tmp_path / 'migrated.db'}")
     else:
         db, name = postgres_copy(request.getfixturevalue("postgres_template"))
         with db.engine.connect() as conn:
             conn.execute(sa.text("DROP SCHEMA public CASCADE"))
             conn.execute(sa.text("CREATE SCHEMA public"))
             conn.commit()
-    db.migrate("0007")
-    # The services write each page's event to the outbox of a later migration (0009), its
-    # sections to the search index of 0011, each change of a grant to the record of 0015 and
-    # each page's links to those of 0019: those tables are made beside 0007's, and the test
-    # migrates to 0008 only.
-    with db.engine.begin() as conn:
-        metadata.create_all(
-            conn, tables=[outbox, automations, page_sections, grant_changes, page_links]
-        )
-        # And the services store revisions as 0012 does: its columns, beside 0007's.
-        for column in (
-            "delta TEXT",
-            "sha256 VARCHAR(64) NOT NULL DEFAULT ''",
-            "snapshot_version INTEGER NOT NULL DEFAULT 0",
-            "chain_chars INTEGER NOT NULL DEFAULT 0",
-        ):
-            conn.execute(sa.text(f"ALTER TABLE revisions ADD COLUMN {column}"))
+    db.migrate()
     use_database(db)
     try:
         yield db
@@ -357,8 +334,26 @@ def _made_the_old_way(db: Database, suggestion_id: int) -> None:
         )
 
 
-def test_migration_0008_works_out_the_hashes_again_as_the_services_do(at_0007: Database) -> None:
-    db = at_0007
+def _as_made_now(reader: Member, row: SuggestionRow) -> str:
+    """The hash the running code makes of the suggestion, against its base version."""
+    base = page_revisions.read_revision(reader, address=PAGE, version=row.base_version).body
+    assert base is not None
+    change = change_of(row)
+    return edits_hash(
+        base,
+        change.edits,
+        title=change.title,
+        tags_add=change.tags_add,
+        tags_remove=change.tags_remove,
+    )
+
+
+def test_hashes_0008_marks_are_worked_out_again_as_the_services_make_them(
+    migrated: Database,
+) -> None:
+    """A workspace saved before 0008 (its hashes of the edits as given), migrated: 0008 marks
+    the hash of each suggestion with a section edit, and the running code works each out."""
+    db = migrated
     team = _team()
     pages.create_page(team.writer, address=PAGE, title="0024", body=BODY)
     made = {
@@ -378,23 +373,24 @@ def test_migration_0008_works_out_the_hashes_again_as_the_services_do(at_0007: D
     )
     _made_the_old_way(db, made["later"])
     before = _rows(db)
-    assert before[made["rejected"]].edits_hash != changes.edits_hash(
-        change_of(before[made["rejected"]]), BODY
-    )
+    rejected = before[made["rejected"]]
+    assert rejected.edits_hash != _as_made_now(team.reader, rejected)
 
+    _downgrade(db, "0007")  # as the workspace was before 0008
+    assert _rows(db) == before
     db.migrate("0008")
+    marked = _rows(db)
+    for key, suggestion_id in made.items():
+        old = before[suggestion_id].edits_hash
+        assert marked[suggestion_id].edits_hash == (old if key == "plain" else old.upper()), key
+    _downgrade(db, "0007")  # and back: the marks taken off
+    assert _rows(db) == before
+
+    db.migrate()
     after = _rows(db)
-    with db.read() as conn:
-        bodies = {
-            (r.page_id, r.version): r.body
-            for r in conn.execute(
-                sa.select(revisions.c.page_id, revisions.c.version, revisions.c.body)
-            )
-        }
     for key in ("rejected", "plain", "accepted", "later"):
         row = after[made[key]]
-        base = bodies[row.page_id, row.base_version]
-        assert row.edits_hash == changes.edits_hash(change_of(row), base), key
+        assert row.edits_hash == _as_made_now(team.reader, row), key
     # Two open suggestions that are now one change: the rejected one took the hash; the
     # pending one keeps its own, and both block the change however it is spelled.
     assert after[made["pending"]].edits_hash == before[made["pending"]].edits_hash
@@ -403,8 +399,3 @@ def test_migration_0008_works_out_the_hashes_again_as_the_services_do(at_0007: D
             suggest(team.reader, delete(spelling))
     with pytest.raises(Duplicate):
         suggest(team.reader, replace("## Consequences", "More items."))
-
-    _downgrade(db, "0007")  # and back: the hashes of the edits as given
-    back = _rows(db)
-    assert back[made["rejected"]].edits_hash == _old_hash(back[made["rejected"]])
-    assert back[made["later"]].edits_hash == _old_hash(back[made["later"]])

@@ -32,6 +32,7 @@ from codna.markdown.search_sections import (
     title_row,
 )
 from codna.markdown.sections import heading_lines
+from codna.storage.derived import SECTION_COLUMNS, section_columns, section_row
 from codna.storage.records import PageRow
 from codna.storage.schema import page_sections
 
@@ -76,7 +77,6 @@ _LENGTHS = {
         ),
     ).where(_numbered),
 }
-_REWRITTEN = ("heading", "digest", "text", "chars")  # what a section's text makes of its row
 _at_ordinal = sa.and_(
     page_sections.c.page_id == sa.bindparam("row_page"),
     page_sections.c.ordinal == sa.bindparam("row_ordinal"),
@@ -84,7 +84,7 @@ _at_ordinal = sa.and_(
 _REWRITE = (
     page_sections.update()
     .where(_at_ordinal)
-    .values({name: sa.bindparam(f"new_{name}") for name in _REWRITTEN})
+    .values({name: sa.bindparam(f"new_{name}") for name in SECTION_COLUMNS})
 )
 _DROP = page_sections.delete().where(_at_ordinal)
 
@@ -129,7 +129,7 @@ def _index_whole(conn: Connection, page_id: int, sections: list[IndexedSection])
     for section in sections:
         same = stored.get((section.is_title, section.digest))
         if not same:
-            added.append({"page_id": page_id, **_row(section)})
+            added.append(section_row(page_id, section))
             continue
         row = same.pop(0)
         if (row.ordinal, row.anchor) != (section.ordinal, section.anchor):
@@ -176,7 +176,7 @@ def _index_change(
                 if kept and opening and section.text != written:
                     changed.append({"row_page": page_id, "row_ordinal": 0, **_rewritten(section)})
                 elif kept and not opening:
-                    added.append({"page_id": page_id, **_row(section)})
+                    added.append(section_row(page_id, section))
                 elif opening and not kept:
                     dropped.append({"row_page": page_id, "row_ordinal": 0})
                 continue
@@ -206,17 +206,9 @@ def _lengths(old: str, opening: bool, chars: list[int]) -> list[int] | None:
     return [before, *headed]
 
 
-def _row(section: IndexedSection) -> dict[str, Any]:
-    return {"ordinal": section.ordinal, "anchor": section.anchor, **_columns(section)}
-
-
 def _rewritten(section: IndexedSection) -> dict[str, Any]:
     """The values of _REWRITE's parameters (named apart from the columns they set)."""
-    return {f"new_{name}": value for name, value in _columns(section).items()}
-
-
-def _columns(section: IndexedSection) -> dict[str, Any]:
-    return {name: getattr(section, name) for name in _REWRITTEN}
+    return {f"new_{name}": value for name, value in section_columns(section).items()}
 
 
 _ROWS = (

@@ -12,7 +12,6 @@ their diffs, and how accepting applies them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,8 +20,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from codna.errors import InvalidEdit, InvalidRequest, NotFound, TooLarge
-from codna.markdown.apply import canonical_edits
 from codna.markdown.edits import Edit, edits_to_wire
+from codna.markdown.edits_hash import edits_hash
 from codna.markdown.limits import check_chars, check_plain_text
 from codna.services.addresses import Address, parse_address
 from codna.services.context import database
@@ -58,23 +57,6 @@ class SuggestResult:
     saved: bool
     diff: str
     suggestion: Suggestion | None
-
-
-def edits_hash(change: Change, body: str) -> str:
-    """SHA-256 over the canonical form of SPEC 4: the edits in order, each with `\\n` line
-    endings and sorted keys, each heading named as `body` (the page they are checked against)
-    resolves it (canonical_edits: `## Alternatives` and `Alternatives` are one edit there),
-    plus the new title and the sorted tags to add and remove.
-
-    Migration 0008 computes the same from a suggestion's base version; the two must agree."""
-    canonical = {
-        "edits": edits_to_wire(canonical_edits(body, change.edits)),
-        "title": change.title,
-        "tags_add": sorted(change.tags_add),
-        "tags_remove": sorted(change.tags_remove),
-    }
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def stored_bytes(conn: Connection, member_id: int) -> int:
@@ -174,7 +156,15 @@ def suggest_edit(
         return Draft(
             # The same edits as a rejected suggestion are refused as such, even once their
             # text has gone from the page: before they are tried.
-            same={"edits_hash": edits_hash(asked, page.body)},
+            same={
+                "edits_hash": edits_hash(
+                    page.body,
+                    asked.edits,
+                    title=asked.title,
+                    tags_add=asked.tags_add,
+                    tags_remove=asked.tags_remove,
+                )
+            },
             what="The same change to this page",
             holds=holds,
             made=lambda conn, made_id: applies_now(conn, made_id, page.version),

@@ -4,11 +4,12 @@ are indexed per row: on SQLite by a new FTS5 table page_search over the rows' he
 text (its content read from page_sections, kept in step by triggers), on PostgreSQL by a
 generated tsvector column with a GIN index, in place of the expression index over the page.
 Each engine's index that search reads beside the table is named ix_page_sections_search.
-The rows are made from every page's current title, tags and body, a batch of pages at a time.
 
-Like 0008, this migration uses CoDNA's text machinery (codna.markdown, pure text, no I/O): the
-rows must be the ones the search service makes, or the first save of each page would replace
-them all. The index is derived from the pages, so dropping the whole-page one loses nothing;
+The table is left empty. Its rows are derived from the pages and must be the ones the running
+code makes, or a save would not find what it changed: storage/derived.py, run after the
+migrations, makes the rows of every page that has none (every page has its title's row). A
+database that ran this migration in its earlier form, which made the rows itself, has them.
+The index is derived from the pages, so dropping the whole-page one loses nothing;
 downgrading makes it again from the pages.
 
 Revision ID: 0011
@@ -21,14 +22,10 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from codna.markdown.search_sections import index_sections
-
 revision: str = "0011"
 down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-BATCH = 100  # pages read at a time: at most 100 MiB of bodies
 
 # On PostgreSQL: the heading (or the title) weighs more than the text; a section's text past
 # 500,000 characters is not indexed (a tsvector holds at most 1 MB).
@@ -58,49 +55,6 @@ OLD_SQLITE_INDEX = (
     "CREATE VIRTUAL TABLE page_search USING fts5(title, tags, body, tokenize = 'porter unicode61')"
 )
 
-_pages = sa.table(
-    "pages",
-    sa.column("id", sa.Integer),
-    sa.column("title", sa.String),
-    sa.column("tags", sa.JSON),
-    sa.column("body", sa.Text),
-)
-_sections = sa.table(
-    "page_sections",
-    sa.column("page_id", sa.Integer),
-    sa.column("ordinal", sa.Integer),
-    sa.column("heading", sa.Text),
-    sa.column("anchor", sa.Text),
-    sa.column("digest", sa.String),
-    sa.column("text", sa.Text),
-)
-
-
-def _fill() -> None:
-    """The rows of every page, BATCH pages at a time, in the order of their ids."""
-    conn = op.get_bind()
-    after = 0
-    while True:
-        batch = conn.execute(
-            sa.select(_pages).where(_pages.c.id > after).order_by(_pages.c.id).limit(BATCH)
-        ).all()
-        if not batch:
-            return
-        rows = [
-            {
-                "page_id": page.id,
-                "ordinal": s.ordinal,
-                "heading": s.heading,
-                "anchor": s.anchor,
-                "digest": s.digest,
-                "text": s.text,
-            }
-            for page in batch
-            for s in index_sections(page.title, list(page.tags), page.body)
-        ]
-        conn.execute(_sections.insert(), rows)
-        after = batch[-1].id
-
 
 def upgrade() -> None:
     sqlite = op.get_bind().dialect.name == "sqlite"
@@ -124,13 +78,11 @@ def upgrade() -> None:
     if sqlite:
         for statement in SQLITE_INDEX:
             op.execute(statement)
-        _fill()
     else:
         op.execute(
             f"ALTER TABLE page_sections ADD COLUMN search tsvector "
             f"GENERATED ALWAYS AS ({PG_SEARCH}) STORED"
         )
-        _fill()
         op.execute("CREATE INDEX ix_page_sections_search ON page_sections USING gin (search)")
 
 
