@@ -1,9 +1,13 @@
 """Fixtures: fresh databases on SQLite and PostgreSQL, a seeded team, and the app in process.
 
-Both engines are migrated once per test run (per xdist worker) into a template: SQLite's is a
-file each test gets a copy of, PostgreSQL's a database each test gets a copy of (`CREATE
-DATABASE … TEMPLATE`). A missing PostgreSQL fails the run; set CODNA_TEST_POSTGRES=skip to
-run on SQLite alone (never in CI).
+Both engines are migrated once per test run (per xdist worker) into a template. SQLite's is a
+file each test gets a copy of. PostgreSQL's is copied once per worker (`CREATE DATABASE …
+TEMPLATE`), and the copy is emptied before each test that uses `db`: every row deleted and
+every sequence restarted, which takes a twentieth of a copy's time. A test that changed the
+schema (a downgrade, a trigger) leaves a fingerprint that differs, and the worker's database
+is then copied again. A test that runs a server on its own database gets a copy of its own
+(`fresh_database`). A missing PostgreSQL fails the run; set CODNA_TEST_POSTGRES=skip to run
+on SQLite alone (never in CI).
 
 `app` is the whole ASGI app of `codna.app.create_app`, run in this process with its lifespan,
 reached by HTTP and MCP clients through the ASGI interface (no socket): what the API and MCP
@@ -158,19 +162,116 @@ def fresh_database(
         drop_postgres(name)
 
 
+# What the schema of a database is, as one hash: its columns, indexes, constraints, triggers,
+# functions and migration. Rows and sequences are not in it: emptying resets those.
+_FINGERPRINT = """
+SELECT md5(string_agg(item, ',' ORDER BY item)) FROM (
+  SELECT 'c ' || table_name || '.' || column_name || ' ' || data_type || ' '
+         || coalesce(column_default, '') || ' ' || is_nullable AS item
+    FROM information_schema.columns WHERE table_schema = 'public'
+  UNION ALL SELECT 'i ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+  UNION ALL SELECT 'k ' || conname || ' ' || pg_get_constraintdef(k.oid)
+    FROM pg_constraint k JOIN pg_namespace n ON n.oid = k.connamespace
+    WHERE n.nspname = 'public'
+  UNION ALL SELECT 't ' || tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND NOT tgisinternal
+  UNION ALL SELECT 'f ' || proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = 'public'
+  UNION ALL SELECT 'v ' || version_num FROM alembic_version
+) AS schema
+"""
+
+
+class _Emptied:
+    """This worker's PostgreSQL database for `db`: copied from the template once, emptied
+    before each test, copied again when a test left its schema changed."""
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.name: str | None = None
+        self.engine: sa.Engine | None = None
+        self.fingerprint = ""
+        self.empty = ""
+
+    def url(self) -> str:
+        """The URL of the database, migrated and holding no row."""
+        if self.name is not None and not self._emptied():
+            self.drop()
+        if self.name is None:
+            self._copy()
+        assert self.name is not None
+        return sa.make_url(POSTGRES_URL).set(database=self.name).render_as_string(False)
+
+    def _copy(self) -> None:
+        database, self.name = postgres_copy(self.template)
+        database.dispose()
+        # A commit need not wait for the disk here: no test of `db` stops PostgreSQL.
+        admin = _admin_engine()
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'ALTER DATABASE "{self.name}" SET synchronous_commit = off')
+        admin.dispose()
+        url = sa.make_url(POSTGRES_URL).set(database=self.name)
+        self.engine = sa.create_engine(url, poolclass=sa.NullPool)
+        with self.engine.connect() as conn:
+            self.fingerprint = conn.exec_driver_sql(_FINGERPRINT).scalar_one()
+            tables = conn.exec_driver_sql(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+                "AND tablename <> 'alembic_version'"
+            ).scalars()
+            sequences = conn.exec_driver_sql(
+                "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'"
+            ).scalars()
+            # Rows go with no foreign key checked (each table is emptied whole).
+            self.empty = (
+                "SET LOCAL session_replication_role = replica; "
+                "SET LOCAL lock_timeout = '2s'; "
+                + "".join(f'DELETE FROM "{table}"; ' for table in tables)
+                + "".join(f'ALTER SEQUENCE "{name}" RESTART; ' for name in sequences)
+            )
+
+    def _emptied(self) -> bool:
+        assert self.engine is not None
+        try:
+            with self.engine.begin() as conn:
+                if conn.exec_driver_sql(_FINGERPRINT).scalar_one() != self.fingerprint:
+                    return False
+                conn.exec_driver_sql(self.empty)
+        except sa.exc.DBAPIError:
+            return False  # a lock held past the timeout by what a test left running
+        return True
+
+    def drop(self) -> None:
+        if self.engine is not None:
+            self.engine.dispose()
+        if self.name is not None:
+            drop_postgres(self.name)
+        self.name, self.engine = None, None
+
+
+@pytest.fixture(scope="session")
+def postgres_emptied(postgres_template: str) -> Iterator[_Emptied]:
+    emptied = _Emptied(postgres_template)
+    yield emptied
+    emptied.drop()
+
+
 @pytest.fixture(params=ENGINES)
 def db(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Database]:
-    """A fresh, migrated database the services use for this test: SQLite, then PostgreSQL."""
-    with fresh_database(request.param, request, tmp_path_factory) as url:
-        database = Database(url)
-        use_database(database)
-        try:
-            yield database
-        finally:
-            use_database(None)
-            database.dispose()
+    """A migrated database holding nothing, which the services use for this test: SQLite,
+    then PostgreSQL."""
+    if request.param == "sqlite":
+        url = sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path_factory.mktemp("db"))
+    else:
+        url = request.getfixturevalue("postgres_emptied").url()
+    database = Database(url)
+    use_database(database)
+    try:
+        yield database
+    finally:
+        use_database(None)
+        database.dispose()
 
 
 # A team ------------------------------------------------------------------------------------
