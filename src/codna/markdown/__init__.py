@@ -17,8 +17,7 @@ from codna.markdown.edits import (
     parse_edits,
 )
 from codna.markdown.revert import undo
-from codna.markdown.section_finder import find_section
-from codna.markdown.sections import Heading, scan_headings
+from codna.markdown.sections import Heading, find_section, scan_headings
 
 __all__ = [
     "Append",

@@ -28,8 +28,7 @@ from codna.markdown.limits import (
     normalise_newlines,
 )
 from codna.markdown.pieces import PieceTable
-from codna.markdown.section_finder import SectionFinder
-from codna.markdown.sections import SectionAmbiguous, SectionNotFound, heading_name
+from codna.markdown.sections import SectionAmbiguous, SectionNotFound, Sections
 from codna.markdown.spacing import keep_apart
 
 # A section: where its heading starts, where its content starts and where it ends.
@@ -138,7 +137,7 @@ class _Body:
     """The body being edited: in pieces (see pieces.py), and what section lookups learnt of it.
 
     Every change goes through `splice`, which keeps the two in step: once a section edit has
-    made the section finder, each change joins the pieces again for it to read. It keeps the
+    made the page's Sections, each change joins the pieces again for it to read. It keeps the
     splices too, in order: the delta a revision stores (delta.py).
     """
 
@@ -152,7 +151,7 @@ class _Body:
             for edit in edits
             if isinstance(edit, ReplaceSection | DeleteSection)
         ]
-        self._finder: SectionFinder | None = None  # made by the first section edit
+        self._finder: Sections | None = None  # made by the first section edit
 
     def __len__(self) -> int:
         return len(self._pieces)
@@ -170,9 +169,9 @@ class _Body:
             raise _not_once(self._pieces.whole(), text, edit, index)
         return found
 
-    def _sections(self) -> SectionFinder:
+    def _sections(self) -> Sections:
         if self._finder is None:
-            self._finder = SectionFinder(self._pieces.after_newline(), self._names)
+            self._finder = Sections(self._pieces.after_newline(), self._names)
         return self._finder
 
     def section(self, name: str, edit: Edit, index: int) -> _Bounds:
@@ -214,6 +213,10 @@ class _Body:
         self.splices.append((start, stop, new))
         if self._finder is not None:
             self._finder.update(self._pieces.after_newline(), start, stop, len(new))
+
+    def name_of(self, start: int) -> str | None:
+        """The shortest name that picks out the heading at `start` (sections.heading_name)."""
+        return self._sections().name_of(start)
 
     def in_fence(self, offset: int) -> bool:
         """Whether a line that starts at `offset` is inside fenced code (its closing fence
@@ -369,7 +372,7 @@ def _named(editing: _Body | None, edit: ReplaceSection | DeleteSection, index: i
                 if refused.fields.get("reason") == "section_not_found":
                     return text
         return trim(name)
-    return heading_name(editing.whole(), start) or trim(name)
+    return editing.name_of(start) or trim(name)
 
 
 def canonical_edits(body: str, edits: Sequence[Edit]) -> list[Edit]:

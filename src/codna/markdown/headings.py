@@ -1,6 +1,6 @@
-"""The heading grammar the full scan (sections.py) and the section finder (section_finder.py)
-share: which lines may be headings, how a heading's text is read, and how a name is made of
-segments. See sections.py for what counts as a heading.
+"""The heading grammar the scanner (sections.py) is made of: which lines may be headings, how
+a heading's text is read, and how a name is made of segments. See sections.py for what counts
+as a heading.
 """
 
 from __future__ import annotations

@@ -6,8 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codna.errors import InvalidRequest
-from codna.markdown.section_finder import find_section
-from codna.markdown.sections import SectionAmbiguous, SectionNotFound, scan_headings
+from codna.markdown.sections import (
+    SectionAmbiguous,
+    SectionNotFound,
+    find_section,
+    scan_headings,
+)
 
 # The most characters of page text one read answers, all its pages together.
 READ_BUDGET = 20_000
