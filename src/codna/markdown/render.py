@@ -7,8 +7,12 @@ GitHub reads them: no inline `^[…]` notes) and task lists (`- [ ]`, `- [x]`: a
 checkbox, in a `<label>` with the item's text so it has a name). Between parsing and
 rendering, one pass over the tokens decides what the HTML may hold:
 
-- a heading gets an `id`, the slug of its text (`slug`); a slug met again gets `-2`, `-3` …;
-  a footnote's ids (`fn:1`, `fnref:1`) hold a `:`, which no slug has, so the two never meet;
+- a heading gets an `id`, the slug of its text (`slug`); a slug met again, or one of the ids
+  the caller keeps for the page around the body (`reserved`), gets `-2`, `-3` …
+  (`heading_ids`); a footnote's ids (`fn:1`, `fnref:1`) hold a `:`, which no slug has, so the
+  two never meet. A caller that renders a page in parts decides every heading's id over the
+  whole page first and gives each part its own (`ids`): the HTML comes out with its final ids
+  and anchors;
 - a link is kept when its destination is `http:`, `https:` or `mailto:`, a fragment of the
   same page (`#limits`), an internal address: `space:path` with a space of `SPACES` and a
   page path (`wiki:decisions/0024-suggested-changes`, optionally with `#fragment`), or, when
@@ -59,7 +63,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import nh3
@@ -335,6 +339,26 @@ def unique_id(base: str, used: set[str], last: dict[str, int]) -> str:
     return candidate
 
 
+def heading_ids(bases: Iterable[str], reserved: Iterable[str] = ()) -> list[str]:
+    """The ids of a page's headings whose slugs are `bases`, in the page's order: each base
+    as it is where it is free, else numbered (unique_id); the `reserved` ids (those the page
+    around the body gives its own elements) are never free."""
+    used: set[str] = set(reserved)
+    last: dict[str, int] = {}
+    return [unique_id(base, used, last) for base in bases]
+
+
+class HeadingsDiffer(Exception):
+    """The headings of a body are not those its ids were decided for (`ids`): a heading the
+    scanner does not see (in a block quote, on a list marker's line), one it sees that is not
+    rendered, or text it reads otherwise. The caller renders the page whole instead."""
+
+
+# The id each heading of a body gets, by the 0-based line it starts on: (the slug of its
+# text, its id).
+HeadingIds = Mapping[int, tuple[str, str]]
+
+
 def _internal_address(href: str) -> tuple[str, str] | None:
     """The address and the fragment (with its `#`, or '') an internal link points to."""
     match = _INTERNAL.fullmatch(href)
@@ -408,11 +432,24 @@ def _highlighted(token: Token, highlighter: highlight.Highlighter) -> None:
         )
 
 
+def _heading_id(token: Token, base: str, ids: HeadingIds) -> str:
+    """The id decided for the heading `token` opens, whose text's slug is `base`."""
+    given = ids.get(token.map[0]) if token.map else None
+    if given is None or given[0] != base:
+        raise HeadingsDiffer(token.map)
+    return given[1]
+
+
 def _prepare(
-    tokens: list[Token], page_url: Callable[[str], str], folder: str | None, navigation: bool
+    tokens: list[Token],
+    page_url: Callable[[str], str],
+    folder: str | None,
+    navigation: bool,
+    ids: HeadingIds | None,
+    reserved: Iterable[str],
 ) -> list[Heading]:
     """The token pass (the module's docstring says what it does); the headings, in order."""
-    used_ids: set[str] = set()
+    used_ids: set[str] = set(reserved)
     last_numbers: dict[str, int] = {}
     headings: list[Heading] = []
     highlighter = highlight.Highlighter()
@@ -420,7 +457,10 @@ def _prepare(
         if token.type == "heading_open":
             inline = tokens[index + 1]
             text = inline_tokens_text(inline.children or [])
-            heading_id = unique_id(slug(text), used_ids, last_numbers)
+            if ids is None:
+                heading_id = unique_id(slug(text), used_ids, last_numbers)
+            else:
+                heading_id = _heading_id(token, slug(text), ids)
             token.attrSet("id", heading_id)
             headings.append(Heading(int(token.tag[1]), heading_id, text, top=token.level == 0))
             if navigation:
@@ -451,14 +491,31 @@ class Rendered:
 
 
 def render_parts(
-    body: str, *, page_url: Callable[[str], str], at: str | None = None, navigation: bool = False
+    body: str,
+    *,
+    page_url: Callable[[str], str],
+    at: str | None = None,
+    navigation: bool = False,
+    ids: HeadingIds | None = None,
+    reserved: Iterable[str] = (),
 ) -> Rendered:
     """What render makes, before the table of contents goes in: for a caller that puts the
-    HTML of a page together from its parts (codna.web.rendering)."""
+    HTML of a page together from its parts (codna.web.rendering).
+
+    `ids` is the id each heading gets, decided by the caller (HeadingIds); without it, ids
+    are made unique over the body, clear of `reserved`. Raises HeadingsDiffer when `ids` does
+    not name exactly the headings rendered (those past the render budget aside).
+    """
     body = body.replace("\r\n", "\n").replace("\r", "\n")  # the lines markdown-it counts
     tokens, rest = _laid_out(body)
     parser = _parser()
-    headings = _prepare(tokens, page_url, folder_of(at) if at else None, navigation)
+    folder = folder_of(at) if at else None
+    headings = _prepare(tokens, page_url, folder, navigation, ids, reserved)
+    if ids is not None:
+        # Every heading rendered had its id; none of those laid out was left without one.
+        laid_out = body.count("\n", 0, len(body) - len(rest)) if rest else len(body) + 1
+        if len(headings) != sum(line < laid_out for line in ids):
+            raise HeadingsDiffer(None)
     html_text = str(parser.renderer.render(tokens, parser.options, {}))
     cleaned = sanitise(html_text)
     if rest:
@@ -484,7 +541,12 @@ def sanitise(html_text: str) -> str:
 
 
 def render(
-    body: str, *, page_url: Callable[[str], str], at: str | None = None, navigation: bool = False
+    body: str,
+    *,
+    page_url: Callable[[str], str],
+    at: str | None = None,
+    navigation: bool = False,
+    reserved: Iterable[str] = (),
 ) -> str:
     """A page's Markdown body as sanitised HTML, within the render budget (the module's
     docstring says what is done past it).
@@ -494,10 +556,11 @@ def render(
     within the sanitiser's schemes. `at` is the address of the page the body is the text of:
     relative links resolve against its folder (without it they keep only their text).
     `navigation` gives each heading a link to itself and a long page its table of contents:
-    for a page's own view, where heading ids are kept. Raises nothing of its own; what
+    for a page's own view, where heading ids are kept. `reserved` are ids the page around the
+    body gives its own elements: no heading gets one. Raises nothing of its own; what
     `page_url` raises passes through.
     """
-    made = render_parts(body, page_url=page_url, at=at, navigation=navigation)
+    made = render_parts(body, page_url=page_url, at=at, navigation=navigation, reserved=reserved)
     return with_contents(made.html, made.headings) if navigation else made.html
 
 

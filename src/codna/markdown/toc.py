@@ -9,7 +9,7 @@ and the page's HTML would grow by the size of its headings again).
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 LEVELS = (2, 3)
 MIN_ENTRIES = 4
@@ -25,9 +25,6 @@ class Heading:
     id: str
     text: str
     top: bool = True
-
-    def renamed(self, new_id: str) -> Heading:
-        return replace(self, id=new_id)
 
 
 def _link(heading: Heading) -> str:
