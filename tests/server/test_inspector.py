@@ -1,9 +1,15 @@
 """An independent client: the MCP Inspector's CLI from npm, over Streamable HTTP with a
 bearer token. It runs on the SQLite server only: the client is what is under test here, and
-each call costs seconds of Node.js start-up (the engines are covered by the SDK's client)."""
+each call costs a second of Node.js start-up (the engines are covered by the SDK's client).
+
+The CLI makes one request per process, so each call is a process of its own. npx finds (or
+fetches) the pinned package once per run; each call then starts the CLI's own executable,
+which spares every call the second or two npx spends resolving the package again.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -23,6 +29,21 @@ BODY = "# Inspected\n\nRead by an independent client.\n"
 pytestmark = pytest.mark.parametrize("server", ["sqlite"], indirect=True)
 
 
+@functools.cache
+def installed(npx: str) -> str:
+    """The path of the Inspector's executable, as npx runs it: npx installs the pinned
+    package into its cache if it is not there yet, and says where its executable is."""
+    found = subprocess.run(
+        [npx, "-y", "-p", INSPECTOR, "-c", "command -v mcp-inspector"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert found.returncode == 0, f"exit {found.returncode}\n{found.stdout}\n{found.stderr}"
+    return found.stdout.strip()
+
+
 def inspector(server: Server, role: str, *arguments: str, refusal: bool = False) -> Any:
     """Run the Inspector CLI against the server as `role`; its JSON output. `refusal`: the
     answer may be a tool's refusal (isError), which the CLI prints and exits TOOL_ERROR on."""
@@ -33,9 +54,7 @@ def inspector(server: Server, role: str, *arguments: str, refusal: bool = False)
         pytest.skip("npx is not installed (Node.js and npm); the MCP Inspector CLI needs it")
     done = subprocess.run(
         [
-            npx,
-            "-y",
-            INSPECTOR,
+            installed(npx),
             "--cli",
             server.mcp_url,
             "--transport",
@@ -55,20 +74,6 @@ def inspector(server: Server, role: str, *arguments: str, refusal: bool = False)
     if refusal:  # the exit status says whether the answer is one
         assert (answer.get("isError") is True) == (done.returncode == TOOL_ERROR), answer
     return answer
-
-
-def test_the_inspector_lists_a_persons_tools_and_fewer_for_an_agent(server: Server) -> None:
-    people = {
-        tool["name"] for tool in inspector(server, "writer", "--method", "tools/list")["tools"]
-    }
-    agents = {
-        tool["name"] for tool in inspector(server, "agent", "--method", "tools/list")["tools"]
-    }
-    assert {"read_document", "edit_document", "revert_document"} <= people
-    assert {"read_document", "edit_document"} <= agents
-    assert "revert_document" in agents and not DECIDING & agents
-    assert people >= DECIDING
-    assert agents < people
 
 
 def test_the_inspector_reads_a_page_with_a_bearer_token(server: Server) -> None:
@@ -102,12 +107,14 @@ class InspectorNames:
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        self.listed: dict[str, set[str]] = {}  # each role's tools/list, as the CLI gave it
 
     async def tools(self, role: str) -> set[str]:
         listed = await anyio.to_thread.run_sync(
             lambda: inspector(self.server, role, "--method", "tools/list")
         )
-        return {tool["name"] for tool in listed["tools"]}
+        self.listed[role] = {tool["name"] for tool in listed["tools"]}
+        return self.listed[role]
 
     async def call(self, role: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
         pairs = [
@@ -135,4 +142,15 @@ class InspectorNames:
 async def test_the_whole_life_of_suggestions_by_the_texts_names_with_the_inspector(
     server: Server,
 ) -> None:
-    await lifecycle(InspectorNames(server), server)
+    """The scenario of tests/mcp/test_adr_lifecycle.py through the Inspector's CLI, and,
+    from the tools/list it makes as an agent and as a writer (a person): the person lists
+    reading, editing, reverting and every tool that decides; the agent lists reading, editing
+    and reverting but none that decides, so strictly fewer tools than the person."""
+    client = InspectorNames(server)
+    await lifecycle(client, server)
+    people, agents = client.listed["writer"], client.listed["agent"]
+    assert {"read_document", "edit_document", "revert_document"} <= people
+    assert {"read_document", "edit_document"} <= agents
+    assert "revert_document" in agents and not DECIDING & agents
+    assert people >= DECIDING
+    assert agents < people

@@ -8,7 +8,7 @@ import pytest
 
 from codna import worker
 from codna.services.clock import now
-from codna.services.events import automations, outbox
+from codna.services.events import automations, events, outbox
 from codna.services.events.automations import Automation
 from codna.services.events.outbox import Event
 from codna.storage.database import Database
@@ -21,11 +21,15 @@ pytestmark = pytest.mark.anyio
 
 
 def _due_now(db: Database, event_id: int) -> None:
-    """The back-off over: the event may be taken again at once."""
+    """The back-off over: the event may be taken again at once. The worker sleeps until the
+    back-off's end (2 s, then 4 s) unless an outbox event wakes it, and this change sends
+    none (the services never shorten a back-off), so one is published on the bus as a
+    notification from the outbox would be: the worker looks again now."""
     with db.write() as conn:
         conn.execute(
             outbox_table.update().where(outbox_table.c.id == event_id).values(available_at=now())
         )
+    events.bus.publish(events.Event("outbox", event_id, "update"))
 
 
 async def test_a_retry_runs_only_the_automation_that_failed(team: Team, db: Database) -> None:
