@@ -12,7 +12,7 @@ token could ask to stall the server, 20 terms at once (5 queries each): 20 words
 section, the 20 commonest words, and 20 two-letter prefix*es; a search refused by
 SEARCH_BUDGET counts as refused, with its time to be refused. Each search answers 20 hits,
 each with its plain-text snippet and its section's heading path. A save's indexing is timed
-inside real saves (changes.write_page) of a 100 KB page of 50 sections, changing one section
+inside real saves (editing.write_page) of a 100 KB page of 50 sections, changing one section
 and then all 50 alternately. Run: .venv/bin/python bench/search.py [--postgres ADMIN_URL]
 """
 

@@ -296,12 +296,12 @@ def bench_inbox(name: str, db: Database, repeat: int) -> None:
     first: list[inbox.Pending] = []
     cold = timed(lambda: first.append(inbox.pending_decisions(editor, limit=50)))
     [answer] = first
-    changes = answer.suggested_changes
-    assert editing.total == INBOX_SUGGESTIONS and len(editing.items) == 50, editing.total
-    stale = sum(1 for item in editing.items if not item.applies)
+    waiting = answer.suggested_changes
+    assert waiting.total == INBOX_SUGGESTIONS and len(waiting.items) == 50, waiting.total
+    stale = sum(1 for item in waiting.items if not item.applies)
     times = [timed(lambda: inbox.pending_decisions(editor, limit=50)) for _ in range(repeat)]
     print(
-        f"\n{name}: pending_decisions, first 50 of {changes.total} pending suggested changes over "
+        f"\n{name}: pending_decisions, first 50 of {waiting.total} pending suggested changes over "
         f"{INBOX_PAGES} pages ({stale} of the 50 no longer apply; seeded in {seeded:.0f} s)"
     )
     print(

@@ -201,14 +201,14 @@ def register(server: CodnaMCP) -> None:
         waiting = inbox.pending_decisions(
             me(), kind=kind, address=address, limit=limit, offset=offset
         )
-        changes = waiting.suggested_changes
+        suggested = waiting.suggested_changes
         made = waiting.suggested_links
         diff_chars = budget.LISTED_DIFF_CHARS
         links = budget.fit([SuggestionAnswer.of(s, full=True) for s in made.items])
         room = budget.ANSWER_CHARS - sum(budget.size(link) + 1 for link in links)
         every = [
             SuggestionAnswer.of(s, full=True, edits=False, diff_chars=diff_chars)
-            for s in changes.items
+            for s in suggested.items
         ]
         shown = budget.fit(every, max(room, 1))
         note = None
@@ -216,11 +216,11 @@ def register(server: CodnaMCP) -> None:
             note = "Nothing waits on your decision."
         elif len(shown) < len(every) or len(links) < len(made.items):
             note = _go_on([*shown, *links], offset, kind)
-        elif offset + limit < max(changes.total, made.total):
+        elif offset + limit < max(suggested.total, made.total):
             note = f"There are more: pass offset={offset + limit}."
         return Pending(
             changes=shown,
-            changes_total=changes.total,
+            changes_total=suggested.total,
             links=links,
             links_total=made.total,
             note=note,

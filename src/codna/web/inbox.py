@@ -102,10 +102,10 @@ async def live(request: Request, seen: Seen) -> EventSourceResponse:
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         # The cards show whether a suggestion still applies: a change to its page wakes too.
-        changes = inbox.changes_for(
+        updates = inbox.changes_for(
             member, request.is_disconnected, still_valid=seen.still_valid, pages_too=True
         )
-        async for event in changes:
+        async for event in updates:
             yield {"event": "ready" if event is None else "inbox", "data": ""}
         yield {"event": "ended", "data": ""}
 

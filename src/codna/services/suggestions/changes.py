@@ -78,7 +78,7 @@ def stored_bytes(conn: Connection, member_id: int) -> int:
 def check_stored(conn: Connection, actor: Member, adding: int) -> None:
     """Refuse a suggestion of `adding` bytes that would take what the actor holds in
     suggestions no editor accepted (waiting, withdrawn or rejected) past
-    STORED_SUGGESTION_BYTES; inside the suggester's queue (decisions.queue), so that two at
+    STORED_SUGGESTION_BYTES; inside the suggester's queue (lifecycle.queue), so that two at
     once cannot both pass. Raises TooLarge (limit, stored)."""
     held = stored_bytes(conn, actor.id)
     if held + adding + STORED_ROW_BYTES > STORED_SUGGESTION_BYTES:
@@ -285,7 +285,7 @@ def list_suggestions(
     offset: int = 0,
     diff_now: bool = False,
 ) -> list[Suggestion]:
-    """Suggested changes, newest first, as lifecycle.list_items lists them. Raises NotFound
+    """Suggested changes, newest first, as actions.list_items lists them. Raises NotFound
     (a page the actor cannot read), InvalidRequest."""
     return actions.list_items(
         actor,

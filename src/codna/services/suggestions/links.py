@@ -153,7 +153,7 @@ def list_links(
     limit: int = SUGGESTIONS.default,
     offset: int = 0,
 ) -> list[Suggestion]:
-    """Suggested links, newest first, as lifecycle.list_items lists them. Raises NotFound (a
+    """Suggested links, newest first, as actions.list_items lists them. Raises NotFound (a
     page the actor cannot read), InvalidRequest."""
     return actions.list_items(
         actor, LINKS, address=address, status=status, limit=limit, offset=offset
