@@ -1,7 +1,10 @@
 """Search in a real browser at desktop and phone widths: each hit's snippet is plain text with
 the words found in <mark>, its section links to the heading on the page, the space, folder and
 tag filters each narrow the hits and can be removed, and axe finds nothing on the page of
-results. Nothing is wider than the screen."""
+results. Nothing is wider than the screen.
+
+The search is played once per engine at phone width; each page of results checked there is
+resized to desktop width and checked there too, then back."""
 
 from __future__ import annotations
 
@@ -70,6 +73,17 @@ def _fits(page: Page, width: int) -> None:
     assert wide <= width, f"{page.url} is {wide} px wide at {width} px"
 
 
+def _at_both_widths(page: Page, where: str, *, shot: Path | None = None) -> None:
+    """axe and the width checked at desktop width (with a screenshot into `shot` if given),
+    then at phone width, where the page stays."""
+    for width in (DESKTOP, PHONE):
+        page.set_viewport_size({"width": width, "height": 900})
+        if shot is not None and width == DESKTOP:
+            screenshot(page, shot, "search")
+        assert_accessible(page, f"{where} at {width} px")
+        _fits(page, width)
+
+
 def _hits(page: Page) -> int:
     return page.locator(".search-hits > li").count()
 
@@ -92,41 +106,36 @@ def test_search_marks_hits_in_plain_text_links_sections_and_filters_at_both_widt
 ) -> None:
     word, folder = f"quokka{uuid.uuid4().hex[:6]}", f"s{uuid.uuid4().hex[:6]}"
     make_pages(server, word, folder)
-    for width in (DESKTOP, PHONE):
-        page = with_axe(visitors.open(width=width, height=900).page)
-        sign_in(page, server, "reader", then="/search")
-        _search(page, words=word)
-        expect(page.locator(".search-summary [role=status]")).to_have_text("3 pages found.")
-        first = page.locator(".search-hits > li").first
-        expect(first.locator("mark")).to_have_text(word)
-        snippet = first.locator(".snippet").inner_text()
-        assert word in snippet and SYNTAX.search(snippet) is None, snippet
-        path = first.locator(".search-path a")
-        expect(path).to_have_text(["Record", "Context", "Options weighed"])
-        assert_accessible(page, f"/search with results at {width} px")
-        _fits(page, width)
+    page = with_axe(visitors.open(width=PHONE, height=900).page)
+    sign_in(page, server, "reader", then="/search")
+    _search(page, words=word)
+    expect(page.locator(".search-summary [role=status]")).to_have_text("3 pages found.")
+    first = page.locator(".search-hits > li").first
+    expect(first.locator("mark")).to_have_text(word)
+    snippet = first.locator(".snippet").inner_text()
+    assert word in snippet and SYNTAX.search(snippet) is None, snippet
+    path = first.locator(".search-path a")
+    expect(path).to_have_text(["Record", "Context", "Options weighed"])
+    _at_both_widths(page, "/search with results")
 
-        # Each filter narrows the hits; the filters that apply are listed and each removed.
-        _search(page, space="wiki")
-        assert _hits(page) == 2
-        _search(page, folder=f"wiki:{folder}/decisions/")
-        assert _hits(page) == 1
-        _search(page, folder="", tag="note")
-        assert _hits(page) == 1
-        expect(page.locator(".search-hits code")).to_have_text(f"wiki:{folder}/notes/chat")
-        applied = page.get_by_role("list", name="Filters that apply")
-        expect(applied.locator("li")).to_have_count(2)
-        if width == DESKTOP:
-            screenshot(page, tmp_path, "search")
-        assert_accessible(page, f"/search with filters at {width} px")
-        _fits(page, width)
-        with page.expect_navigation():
-            applied.get_by_role("link", name="Remove the filter tag note").click()
-        assert _hits(page) == 2
-        expect(page.get_by_label("Tag", exact=True)).to_have_value("")
+    # Each filter narrows the hits; the filters that apply are listed and each removed.
+    _search(page, space="wiki")
+    assert _hits(page) == 2
+    _search(page, folder=f"wiki:{folder}/decisions/")
+    assert _hits(page) == 1
+    _search(page, folder="", tag="note")
+    assert _hits(page) == 1
+    expect(page.locator(".search-hits code")).to_have_text(f"wiki:{folder}/notes/chat")
+    applied = page.get_by_role("list", name="Filters that apply")
+    expect(applied.locator("li")).to_have_count(2)
+    _at_both_widths(page, "/search with filters", shot=tmp_path)
+    with page.expect_navigation():
+        applied.get_by_role("link", name="Remove the filter tag note").click()
+    assert _hits(page) == 2
+    expect(page.get_by_label("Tag", exact=True)).to_have_value("")
 
-        # The section's link opens the page at its heading.
-        with page.expect_navigation():
-            page.locator(".search-path a", has_text="Options weighed").first.click()
-        assert page.url.endswith("#options-weighed"), page.url
-        expect(page.locator("#options-weighed")).to_be_in_viewport()
+    # The section's link opens the page at its heading.
+    with page.expect_navigation():
+        page.locator(".search-path a", has_text="Options weighed").first.click()
+    assert page.url.endswith("#options-weighed"), page.url
+    expect(page.locator("#options-weighed")).to_be_in_viewport()
