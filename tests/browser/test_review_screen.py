@@ -3,6 +3,9 @@ suggestions and in "my suggestions"; what it shows (the change where it is, as t
 read, who suggested it), what keeps while it is open (a live update, a decision made elsewhere,
 a page that moved on), and deciding with the mouse, the keyboard and without JavaScript.
 
+A card is checked at desktop and phone widths on one page, resized between them (the layout
+is CSS's, by the width alone), and worked at the width it was last checked at.
+
 Each test has members of its own (an editor of its own pages, a suggester), so no inbox holds
 what another test left there. What must reach an open page live is done through the JSON API
 of the running server (its events reach the page); the rest is set up through the services.
@@ -19,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
 from codna.services.context import use_database
@@ -33,7 +35,6 @@ from tests.server.conftest import Server
 
 DESKTOP = 1280
 PHONE = 375
-WIDTHS = pytest.mark.parametrize("width", [DESKTOP, PHONE], ids=["desktop", "phone"])
 
 
 # The team of one test -----------------------------------------------------------------------
@@ -199,6 +200,14 @@ def shot(page: Page, folder: Path, name: str, width: int) -> None:
     screenshot(page, folder, name if width == DESKTOP else f"{name}-phone")
 
 
+def widths(page: Page) -> Iterator[int]:
+    """Resize the page to desktop width, then to phone width, giving each; it stays at the
+    phone's."""
+    for width in (DESKTOP, PHONE):
+        page.set_viewport_size({"width": width, "height": 800})
+        yield width
+
+
 def is_focused(locator: Locator) -> bool:
     focused: bool = locator.evaluate("(e) => e === document.activeElement")
     return focused
@@ -213,9 +222,8 @@ ABOUT = (
 # 1. A one-word change ------------------------------------------------------------------------
 
 
-@WIDTHS
 def test_a_one_word_change_shows_its_heading_path_and_the_inserted_word_and_fits_the_card(
-    server: Server, visitors: Visitors, tmp_path: Path, width: int
+    server: Server, visitors: Visitors, tmp_path: Path
 ) -> None:
     address = make_page(server, ABOUT, title="Handbook")
     editor = person(server, "Edna", write=[address])
@@ -227,56 +235,57 @@ def test_a_one_word_change_shows_its_heading_path_and_the_inserted_word_and_fits
         replace("the team's wiki", "the team's shared wiki"),
         "It is shared by every team.",
     )
-    page = visitors.open(width=width).page
+    page = visitors.open(width=DESKTOP).page
     sign_in(page, server, editor, then="/inbox")
 
     item = card(page, made)
-    hunk = item.locator(".view-source .hunks .hunk")
-    expect(hunk).to_have_count(1)
-    path = hunk.locator(".where .path")
-    expect(path).to_be_visible()
-    expect(path).to_have_text("Handbook > About us")
-    changed = hunk.locator(".line.changed")
-    expect(changed).to_have_count(1)
-    expect(changed.locator(".text")).to_have_text(
-        "This is the team's shared wiki, where we write down what we know."
-    )
-    expect(changed.locator("ins")).to_have_text("shared")
-    expect(changed.locator("del")).to_have_count(0)
-    for raw in ("@@", "---", "+++"):
-        expect(item).not_to_contain_text(raw)
+    for width in widths(page):
+        hunk = item.locator(".view-source .hunks .hunk")
+        expect(hunk).to_have_count(1)
+        path = hunk.locator(".where .path")
+        expect(path).to_be_visible()
+        expect(path).to_have_text("Handbook > About us")
+        changed = hunk.locator(".line.changed")
+        expect(changed).to_have_count(1)
+        expect(changed.locator(".text")).to_have_text(
+            "This is the team's shared wiki, where we write down what we know."
+        )
+        expect(changed.locator("ins")).to_have_text("shared")
+        expect(changed.locator("del")).to_have_count(0)
+        for raw in ("@@", "---", "+++"):
+            expect(item).not_to_contain_text(raw)
 
-    assert overflowing(item) == [], "something in the card is wider than the card"
-    box = item.bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
-    shot(page, tmp_path, "review-one-word", width)
+        assert overflowing(item) == [], "something in the card is wider than the card"
+        box = item.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+        shot(page, tmp_path, "review-one-word", width)
 
 
 # 2. A title-only change ----------------------------------------------------------------------
 
 
-@WIDTHS
 def test_a_title_only_suggestion_reads_title_old_to_new_and_shows_no_empty_diff(
-    server: Server, visitors: Visitors, tmp_path: Path, width: int
+    server: Server, visitors: Visitors, tmp_path: Path
 ) -> None:
     address = make_page(server, "Who to call when the build breaks.\n", title="On call")
     editor = person(server, "Edna", write=[address])
     scribe = agent(server, [editor])
     made = suggest(server, scribe, address, [], "The rota has a name.", title="On-call rota")
-    page = visitors.open(width=width).page
+    page = visitors.open(width=DESKTOP).page
     sign_in(page, server, editor, then="/inbox")
 
     item = card(page, made)
-    title = item.locator(".field-change")
-    expect(title).to_have_text(re.compile(r"^\s*Title:\s*On call\s*→\s*On-call rota\s*$"))
-    expect(title.locator(".label")).to_have_text("Title:")
-    expect(title.locator("del")).to_have_text("On call")
-    expect(title.locator("ins")).to_have_text("On-call rota")
-    expect(item.locator(".hunks")).to_have_count(0)
-    expect(item.locator(".view-source")).to_have_count(0)
-    expect(item.get_by_role("button", name="Accept")).to_be_visible()
-    assert overflowing(item) == []
-    shot(page, tmp_path, "review-title", width)
+    for width in widths(page):
+        title = item.locator(".field-change")
+        expect(title).to_have_text(re.compile(r"^\s*Title:\s*On call\s*→\s*On-call rota\s*$"))
+        expect(title.locator(".label")).to_have_text("Title:")
+        expect(title.locator("del")).to_have_text("On call")
+        expect(title.locator("ins")).to_have_text("On-call rota")
+        expect(item.locator(".hunks")).to_have_count(0)
+        expect(item.locator(".view-source")).to_have_count(0)
+        expect(item.get_by_role("button", name="Accept")).to_be_visible()
+        assert overflowing(item) == []
+        shot(page, tmp_path, "review-title", width)
 
 
 # 3. As the page will read --------------------------------------------------------------------
@@ -299,30 +308,31 @@ def guide_change(server: Server) -> tuple[Who, int]:
     return editor, made
 
 
-@WIDTHS
 def test_the_rendered_view_marks_what_changes_and_source_switches_back(
-    server: Server, visitors: Visitors, tmp_path: Path, width: int
+    server: Server, visitors: Visitors, tmp_path: Path
 ) -> None:
     editor, made = guide_change(server)
-    page = visitors.open(width=width).page
+    page = visitors.open(width=DESKTOP).page
     sign_in(page, server, editor, then="/inbox")
 
     item = card(page, made)
     source = item.locator(".view-source")
     rendered = item.locator(".view-rendered")
-    expect(source).to_be_visible()
-    expect(rendered).to_be_hidden()
+    for _ in widths(page):
+        expect(source).to_be_visible()
+        expect(rendered).to_be_hidden()
     item.get_by_role("link", name="As the page will read").click()
-    expect(rendered).to_be_visible()
-    expect(source).to_be_hidden()
-    expect(rendered.locator("ins")).to_have_text("shared")
-    expect(rendered.locator("del")).to_contain_text("Fax your questions to the front desk.")
-    expect(rendered).to_contain_text("The team's wiki holds our shared notes.")
-    expect(item.get_by_role("link", name="As the page will read")).to_have_attribute(
-        "aria-current", "true"
-    )
-    assert overflowing(item) == []
-    shot(page, tmp_path, "review-rendered", width)
+    for width in widths(page):
+        expect(rendered).to_be_visible()
+        expect(source).to_be_hidden()
+        expect(rendered.locator("ins")).to_have_text("shared")
+        expect(rendered.locator("del")).to_contain_text("Fax your questions to the front desk.")
+        expect(rendered).to_contain_text("The team's wiki holds our shared notes.")
+        expect(item.get_by_role("link", name="As the page will read")).to_have_attribute(
+            "aria-current", "true"
+        )
+        assert overflowing(item) == []
+        shot(page, tmp_path, "review-rendered", width)
 
     item.get_by_role("link", name="Source").click()
     expect(source).to_be_visible()
@@ -431,15 +441,14 @@ def test_the_card_names_who_suggested_it_and_only_the_suggesters_own_card_offers
 # 6. Stale while open -------------------------------------------------------------------------
 
 
-@WIDTHS
 def test_a_card_that_goes_stale_while_open_says_so_and_offers_reject_only(
-    server: Server, visitors: Visitors, tmp_path: Path, width: int
+    server: Server, visitors: Visitors, tmp_path: Path
 ) -> None:
     address = make_page(server, "Backups run nightly.\n", title="Backups")
     editor = person(server, "Edna", write=[address])
     scribe = agent(server, [editor])
     made = suggest(server, scribe, address, replace("nightly", "hourly"), "Nightly loses a day.")
-    page = visitors.open(width=width).page
+    page = visitors.open(width=DESKTOP).page
     sign_in(page, server, editor, then="/inbox")
     item = card(page, made)
     expect(item.get_by_role("button", name="Accept")).to_be_visible()
@@ -449,13 +458,14 @@ def test_a_card_that_goes_stale_while_open_says_so_and_offers_reject_only(
     edit(server, admin(server), address, replace("run nightly", "run weekly"))
 
     stale = item.locator(".stale")
-    expect(stale).to_contain_text("No longer applies.")
-    expect(stale).to_contain_text("The page changed after this was suggested")
-    expect(item.get_by_role("button", name="Reject")).to_be_visible()
-    expect(item.get_by_role("button", name="Accept")).to_have_count(0)
-    assert page.evaluate("window.__stillTheSamePage") is True, "the inbox was reloaded"
-    assert overflowing(item) == []
-    shot(page, tmp_path, "review-stale", width)
+    for width in widths(page):
+        expect(stale).to_contain_text("No longer applies.")
+        expect(stale).to_contain_text("The page changed after this was suggested")
+        expect(item.get_by_role("button", name="Reject")).to_be_visible()
+        expect(item.get_by_role("button", name="Accept")).to_have_count(0)
+        assert page.evaluate("window.__stillTheSamePage") is True, "the inbox was reloaded"
+        assert overflowing(item) == []
+        shot(page, tmp_path, "review-stale", width)
 
 
 # 7. Typing survives a live update ------------------------------------------------------------
@@ -748,9 +758,8 @@ def test_the_pages_note_opens_its_suggestions_and_deciding_one_there_leaves_the_
 # 13. My suggestions --------------------------------------------------------------------------
 
 
-@WIDTHS
 def test_my_suggestions_shows_each_status_and_withdraws(
-    server: Server, visitors: Visitors, tmp_path: Path, width: int
+    server: Server, visitors: Visitors, tmp_path: Path
 ) -> None:
     ada = admin(server)
     body = "One.\n\nTwo.\n\nThree.\n\nFour.\n\nFive.\n\nSix.\n"
@@ -768,25 +777,26 @@ def test_my_suggestions_shows_each_status_and_withdraws(
     decide(server, ada, reverted, "accept")  # version 3
     call(server, ada, "/api/v1/page/revert", {"address": address, "version": 3})  # version 4
 
-    page = visitors.open(width=width).page
+    page = visitors.open(width=DESKTOP).page
     sign_in(page, server, suggester, then="/inbox/mine")
-    expect(page.locator("h1")).to_have_text("My suggestions")
-    expect(card(page, pending).locator(".status")).to_have_text("Status: waiting")
-    expect(card(page, pending).get_by_role("button", name="Withdraw")).to_be_visible()
-    expect(card(page, accepted).locator(".status")).to_have_text(
-        "Status: accepted by Admin in version 2"
-    )
-    expect(card(page, rejected).locator(".status")).to_have_text(
-        "Status: rejected by Admin: “We write in English.”"
-    )
-    expect(card(page, withdrawn).locator(".status")).to_have_text("Status: withdrawn")
-    expect(card(page, reverted).locator(".status")).to_have_text(
-        "Status: accepted by Admin in version 3, reverted in version 4"
-    )
-    for settled in (accepted, rejected, withdrawn, reverted):
-        expect(card(page, settled).get_by_role("button", name="Withdraw")).to_have_count(0)
-    assert overflowing(page.locator("main")) == []
-    shot(page, tmp_path, "my-suggestions", width)
+    for width in widths(page):
+        expect(page.locator("h1")).to_have_text("My suggestions")
+        expect(card(page, pending).locator(".status")).to_have_text("Status: waiting")
+        expect(card(page, pending).get_by_role("button", name="Withdraw")).to_be_visible()
+        expect(card(page, accepted).locator(".status")).to_have_text(
+            "Status: accepted by Admin in version 2"
+        )
+        expect(card(page, rejected).locator(".status")).to_have_text(
+            "Status: rejected by Admin: “We write in English.”"
+        )
+        expect(card(page, withdrawn).locator(".status")).to_have_text("Status: withdrawn")
+        expect(card(page, reverted).locator(".status")).to_have_text(
+            "Status: accepted by Admin in version 3, reverted in version 4"
+        )
+        for settled in (accepted, rejected, withdrawn, reverted):
+            expect(card(page, settled).get_by_role("button", name="Withdraw")).to_have_count(0)
+        assert overflowing(page.locator("main")) == []
+        shot(page, tmp_path, "my-suggestions", width)
 
     card(page, pending).get_by_role("button", name="Withdraw").click()
     decided(page, pending)
@@ -794,7 +804,7 @@ def test_my_suggestions_shows_each_status_and_withdraws(
     expect(page).to_have_url(f"{server.base}/inbox/mine")
     assert suggestion(server, suggester, pending)["status"] == "withdrawn"
 
-    bare = visitors.open(width=width, javascript=False).page
+    bare = visitors.open(width=PHONE, javascript=False).page
     sign_in(bare, server, suggester, then="/inbox/mine")
     card(bare, to_withdraw).get_by_role("button", name="Withdraw").click()
     expect(bare).to_have_url(f"{server.base}/inbox/mine")
