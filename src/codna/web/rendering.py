@@ -116,7 +116,8 @@ def sections(body: str) -> list[str]:
 def _sections_with_ids(body: str, headings: list[Heading]) -> list[tuple[str, HeadingIds]]:
     """The body's sections (_cuts), each with the ids its headings get: decided over the whole
     page (heading_ids), by the line each heading starts on in its section."""
-    ids = heading_ids((slug_of(h.text) for h in headings), TEMPLATE_IDS)
+    slugs = [slug_of(h.text) for h in headings]
+    ids = heading_ids(slugs, TEMPLATE_IDS)
     cuts = _cuts(body, headings)
     found: list[tuple[str, HeadingIds]] = []
     at, first_line = 0, 0  # the heading the section starts at or after, and its first line
@@ -126,7 +127,7 @@ def _sections_with_ids(body: str, headings: list[Heading]) -> list[tuple[str, He
             first_line = headings[at].line
         while at < len(headings) and headings[at].start < end:
             heading = headings[at]
-            given[heading.line - first_line] = (slug_of(heading.text), ids[at])
+            given[heading.line - first_line] = (slugs[at], ids[at])
             at += 1
         found.append((body[start:end], given))
     return found
