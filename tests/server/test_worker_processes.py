@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,8 +33,13 @@ from tests.worker import recording
 ROOT = Path(__file__).parents[2]
 FOLDER = "raw:load/"
 EVENTS = 1000
+# How long a wait may go without getting anywhere (see wait_for).
 DEADLINE = 120.0
-LEASE = "2"
+# A lease short enough that a killed worker's event is soon taken again; only for the test of
+# that. Elsewhere the lease is long, so that no stall of a busy machine lets the other worker
+# take an event still running, which would run it twice.
+SHORT_LEASE = "2"
+LEASE = "60"
 
 
 @contextmanager
@@ -84,13 +89,31 @@ def recorded(path: Path) -> list[tuple[int, int]]:
     return [(int(e), int(p)) for e, p in (line.split() for line in path.read_text().splitlines())]
 
 
-def wait_for(condition: Callable[[], bool], what: str, logs: Path) -> None:
-    """Wait until `condition()` holds; a failure shows the processes' logs."""
+def wait_for(
+    condition: Callable[[], bool],
+    what: str,
+    logs: Path,
+    *,
+    alive: Sequence[subprocess.Popen[bytes]] = (),
+    progress: Callable[[], object] | None = None,
+) -> None:
+    """Wait until `condition()` holds; a failure shows the processes' logs. It fails at once
+    if one of the processes `alive` names has exited (waiting on would only wait out the
+    deadline), and, with `progress`, only once that has stopped changing for DEADLINE
+    seconds: how long a thousand events take depends on how busy the machine is."""
 
     def shown() -> str:
         return "\n".join(f"{p.name}:\n{p.read_text()}" for p in sorted(logs.glob("*.log")))
 
-    eventually(what, condition, deadline=DEADLINE, explain=shown)
+    def probe() -> bool:
+        for process in alive:
+            if process.poll() is not None:
+                pytest.fail(
+                    f"{what}: process {process.pid} exited with {process.returncode}\n{shown()}"
+                )
+        return condition()
+
+    eventually(what, probe, deadline=DEADLINE, explain=shown, progress=progress)
 
 
 def handler_env(record: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -103,25 +126,37 @@ def handler_env(record: Path, extra: Mapping[str, str] | None = None) -> dict[st
 
 
 @contextmanager
-def worker_process(
-    url: str, record: Path, logs: Path, name: str, *args: str
-) -> Iterator[subprocess.Popen[bytes]]:
-    """`codna worker --name NAME` on the workspace at `url`, until the block ends."""
-    log = logs / f"{name}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [CODNA, "worker", "--name", name, "--lease", LEASE, "--poll", "0.2", *args],
-            env=server_env(url, handler_env(record)),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            cwd=ROOT,
-        )
+def worker_processes(
+    url: str, record: Path, logs: Path, *names: str, lease: str = LEASE
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`codna worker --name NAME` for each name, on the workspace at `url`, all started at
+    once, until the block ends."""
+    processes = []
     try:
-        wait_for(lambda: "CoDNA worker" in log.read_text(), f"{name} starting", logs)
-        yield process
+        for name in names:
+            with (logs / f"{name}.log").open("wb") as out:
+                processes.append(
+                    subprocess.Popen(
+                        [CODNA, "worker", "--name", name, "--lease", lease, "--poll", "0.2"],
+                        env=server_env(url, handler_env(record)),
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                        cwd=ROOT,
+                    )
+                )
+        for name, process in zip(names, processes, strict=True):
+            log = logs / f"{name}.log"
+            wait_for(
+                lambda log=log: "CoDNA worker" in log.read_text(),  # type: ignore[misc]
+                f"{name} starting",
+                logs,
+                alive=[process],
+            )
+        yield processes
     finally:
-        stop(process)
+        for process in processes:
+            stop(process)
 
 
 @pytest.fixture
@@ -140,15 +175,23 @@ def test_two_worker_processes_run_each_of_a_thousand_events_exactly_once(
 ) -> None:
     record = tmp_path / "record.txt"
     url = workspace.url
-    with (
-        worker_process(url, record, tmp_path, "one") as one,
-        worker_process(url, record, tmp_path, "two") as two,
-    ):
+    with worker_processes(url, record, tmp_path, "one", "two") as both:
         for batch in range(10):
             import_pages(url, [f"b{batch}-{n}" for n in range(EVENTS // 10)])
-        wait_for(lambda: len(recorded(record)) >= EVENTS, "every event recorded", tmp_path)
-        wait_for(lambda: all(row[3] for row in event_rows(url)), "every event done", tmp_path)
-        pids = {one.pid, two.pid}
+        wait_for(
+            lambda: len(recorded(record)) >= EVENTS,
+            "every event recorded",
+            tmp_path,
+            alive=both,
+            progress=lambda: len(recorded(record)),
+        )
+        wait_for(
+            lambda: all(row[3] for row in event_rows(url)),
+            "every event done",
+            tmp_path,
+            alive=both,
+        )
+        pids = {process.pid for process in both}
     runs = recorded(record)
     ids = [row[0] for row in event_rows(url)]
     assert len(ids) == EVENTS
@@ -164,32 +207,43 @@ def test_a_worker_killed_mid_run_loses_no_event_and_the_other_runs_it_after_the_
     record = tmp_path / "record.txt"
     marker = recording.hang_marker(record)
     url = workspace.url
-    with (
-        worker_process(url, record, tmp_path, "one") as one,
-        worker_process(url, record, tmp_path, "two") as two,
-    ):
+    with worker_processes(url, record, tmp_path, "one", "two", lease=SHORT_LEASE) as both:
+        one, two = both
         import_pages(url, ["hang"])
-        wait_for(marker.exists, "a worker running the hanging routine", tmp_path)
+        wait_for(marker.exists, "a worker running the hanging routine", tmp_path, alive=both)
         wait_for(lambda: marker.read_text().endswith("\n"), "its process id", tmp_path)
         hung = int(marker.read_text())
-        survivor = {one.pid: two.pid, two.pid: one.pid}[hung]
+        survivor = {one.pid: two, two.pid: one}[hung]
         os.kill(hung, signal.SIGKILL)
         import_pages(url, [f"after-{n}" for n in range(100)])
-        wait_for(lambda: len(recorded(record)) >= 101, "every event recorded", tmp_path)
-        wait_for(lambda: all(row[3] for row in event_rows(url)), "every event done", tmp_path)
+        wait_for(
+            lambda: len(recorded(record)) >= 101,
+            "every event recorded",
+            tmp_path,
+            alive=[survivor],
+            progress=lambda: len(recorded(record)),
+        )
+        wait_for(
+            lambda: all(row[3] for row in event_rows(url)),
+            "every event done",
+            tmp_path,
+            alive=[survivor],
+        )
     rows = event_rows(url)
     runs = recorded(record)
     assert Counter(event_id for event_id, _ in runs) == Counter(row[0] for row in rows)
-    assert {pid for _, pid in runs} == {survivor}
+    assert {pid for _, pid in runs} == {survivor.pid}
     hang_event = rows[0]
     assert hang_event[2] == 2  # taken by the killed worker, then again after its lease
 
 
 def test_a_worker_stops_on_sigterm_with_a_clean_exit(workspace: Workspace, tmp_path: Path) -> None:
     record = tmp_path / "record.txt"
-    with worker_process(workspace.url, record, tmp_path, "alone") as process:
+    with worker_processes(workspace.url, record, tmp_path, "alone") as [process]:
         import_pages(workspace.url, ["one"])
-        wait_for(lambda: len(recorded(record)) == 1, "the event recorded", tmp_path)
+        wait_for(
+            lambda: len(recorded(record)) == 1, "the event recorded", tmp_path, alive=[process]
+        )
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=DEADLINE) == 0
     assert "CoDNA worker stopped: 1 done, 0 failed." in (tmp_path / "alone.log").read_text()
@@ -214,8 +268,13 @@ def test_codna_serve_runs_a_worker_unless_told_not_to(
         off = handler_env(record, {"CODNA_WORKER": "0"})
         with running_server(workspace, engine, tmp_path, env=off) as server:
             server.create_page(unique("wiki:watched/"), "# Two\n")
-            with worker_process(url, record, tmp_path, "alone"):
-                wait_for(lambda: len(recorded(record)) == 2, "the worker alone ran it", tmp_path)
+            with worker_processes(url, record, tmp_path, "alone") as alone:
+                wait_for(
+                    lambda: len(recorded(record)) == 2,
+                    "the worker alone ran it",
+                    tmp_path,
+                    alive=alone,
+                )
         last = event_rows(url)[-1]
         assert last[1] == "alone"
 
