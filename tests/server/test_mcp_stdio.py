@@ -72,33 +72,35 @@ async def test_a_person_over_stdio_lists_every_tool_reads_and_edits_until_the_to
         assert error["code"] == "unauthenticated"
 
 
-async def test_an_agent_over_stdio_sees_fewer_tools_and_cannot_edit_a_shared_page(
+async def test_an_agent_over_stdio_sees_fewer_tools_and_lives_the_whole_life_of_suggestions(
     server: Server,
 ) -> None:
+    """One `codna mcp` for the agent and one for the writer (each costs seconds to start).
+    The agent's, first alone: it lists reading and editing but no tool that decides, reads a
+    page but is refused editing it (read_only), is told an unknown tool is not_found, and each
+    tool that decides, called anyway, is refused (read_only) naming suggest_edit instead. Then
+    the scenario of tests/mcp/test_adr_lifecycle.py, the agent suggesting and the writer
+    deciding, by the texts' names."""
     address = unique()
     server.create_page(address, BODY)
-    async with stdio(server, server.token("agent")) as mcp:
-        tools = {tool.name for tool in (await mcp.list_tools()).tools}
+    agent, writer = stdio(server, server.token("agent")), stdio(server, server.token("writer"))
+    async with agent as as_agent, writer as as_writer:
+        tools = {tool.name for tool in (await as_agent.list_tools()).tools}
         assert {"read_document", "edit_document"} <= tools
         assert not DECIDING & tools and not [n for n in tools if n.startswith("decide")]
-        assert one_page(await mcp.call_tool("read_document", {"address": address}))["body"] == (
-            BODY
+        read = one_page(await as_agent.call_tool("read_document", {"address": address}))
+        assert read["body"] == BODY
+        error = refusal(
+            await as_agent.call_tool("edit_document", {"address": address, "edits": TWELVE})
         )
-        error = refusal(await mcp.call_tool("edit_document", {"address": address, "edits": TWELVE}))
         assert error["code"] == "read_only"
-        unknown = refusal(await mcp.call_tool("no_such_tool", {"address": address}))
+        unknown = refusal(await as_agent.call_tool("no_such_tool", {"address": address}))
         assert unknown["code"] == "not_found"
         for name in sorted(DECIDING):  # agents never decide, and are told what to do instead
-            hidden = refusal(await mcp.call_tool(name, {"address": address, "version": 1}))
+            hidden = refusal(await as_agent.call_tool(name, {"address": address, "version": 1}))
             assert (hidden["code"], hidden["tool"]) == ("read_only", name)
             assert "suggest_edit" in hidden["message"]
 
-
-async def test_the_whole_life_of_suggestions_by_the_texts_names_over_stdio(
-    server: Server,
-) -> None:
-    agent, writer = stdio(server, server.token("agent")), stdio(server, server.token("writer"))
-    async with agent as as_agent, writer as as_writer:
         await lifecycle(SdkNames({"agent": as_agent, "writer": as_writer}), server)
 
 
