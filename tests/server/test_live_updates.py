@@ -137,36 +137,6 @@ def suggest_link(server: Server, a: str, b: str) -> float:
     return sent
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_suggested_link_wakes_the_editors_stream_within_a_second_and_no_one_else(
-    engine: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    with fresh_database(engine, request, tmp_path_factory) as url:
-        workspace = seed(url, spare=())
-        a, b, other = make_pages(url)
-        olga = add_page_editor(url, other)
-        logs: Path = tmp_path_factory.mktemp("live")
-        with ExitStack() as servers:
-            first = servers.enter_context(running_server(workspace, engine, logs))
-            # On PostgreSQL a second process on the same database; SQLite serves one process.
-            second = (
-                servers.enter_context(running_server(workspace, engine, logs))
-                if engine == "postgresql"
-                else first
-            )
-            with (
-                stream(second.base, workspace.tokens["writer"]) as editor,
-                stream(second.base, olga) as bystander,
-            ):
-                sent = suggest_link(first, a, b)
-                got = editor.next(within=5)
-                assert got is not None, "the editor's stream heard nothing"
-                arrived, data = got
-                assert data["table"] == "link_suggestions" and data["op"] == "insert"
-                assert arrived - sent < SECOND, f"took {arrived - sent:.3f} s"
-                assert bystander.next(within=1.5) is None
-
-
 def signed_in_cookie(server: Server, email: str) -> str:
     """The session cookie of `email` (the seeded team's password), signed in by the form."""
     with httpx.Client(base_url=server.base, timeout=30) as browser:
@@ -181,24 +151,41 @@ def signed_in_cookie(server: Server, email: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_suggestion_wakes_an_editors_web_page_served_by_another_process(
+def test_a_suggested_link_wakes_the_editors_stream_and_web_page_and_no_one_else(
     engine: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    """One link suggested through the first server, heard on the second (on PostgreSQL
+    another process; SQLite serves one): the editor's stream of the API has it within a
+    second, with its table and op; the editor's web page (the same editor, signed in by the
+    form, on its own stream) hears it; and an editor of another page hears nothing. One
+    workspace and one pair of servers for the three, where each once had its own."""
     with fresh_database(engine, request, tmp_path_factory) as url:
         workspace = seed(url, spare=())
-        a, b, _ = make_pages(url)
-        logs: Path = tmp_path_factory.mktemp("live-web")
+        a, b, other = make_pages(url)
+        olga = add_page_editor(url, other)
+        logs: Path = tmp_path_factory.mktemp("live")
         with ExitStack() as servers:
             first = servers.enter_context(running_server(workspace, engine, logs))
+            # On PostgreSQL a second process on the same database; SQLite serves one process.
             second = (
                 servers.enter_context(running_server(workspace, engine, logs))
                 if engine == "postgresql"
                 else first
             )
             cookie = signed_in_cookie(second, "wanda@example.com")
-            with stream(second.base, "", path="/inbox/events", cookie=cookie) as page:
-                suggest_link(first, a, b)
+            with (
+                stream(second.base, workspace.tokens["writer"]) as editor,
+                stream(second.base, "", path="/inbox/events", cookie=cookie) as page,
+                stream(second.base, olga) as bystander,
+            ):
+                sent = suggest_link(first, a, b)
+                got = editor.next(within=5)
+                assert got is not None, "the editor's stream heard nothing"
+                arrived, data = got
+                assert data["table"] == "link_suggestions" and data["op"] == "insert"
+                assert arrived - sent < SECOND, f"took {arrived - sent:.3f} s"
                 assert page.next(within=5) is not None, "the web page's stream heard nothing"
+                assert bystander.next(within=1.5) is None
 
 
 def test_ctrl_c_stops_a_server_whose_inbox_streams_are_open_and_says_nothing_went_wrong(
