@@ -1,6 +1,6 @@
-"""Whether a pending suggestion still applies is worked out once per page version and kept, so
-that listing what waits does not run every suggestion's edits on every call — and what was kept
-is never taken for a version it was not worked out for."""
+"""Whether a pending suggestion still applies is kept for the page version it was made on, so
+that listing what waits does not run every suggestion's edits on every call; what was kept is
+never taken for a version it was not worked out for, and a read never writes."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from codna.services.suggestions import changes, checks
 from codna.storage.database import Database
 from codna.storage.schema import suggestion_checks as kept_checks
 from tests.services.conftest import Team
+from tests.statements import count_statements
 
 PAGE = "wiki:decisions/0009-queues"
 BODY = "## Context\n\nJobs wait.\n\n## Decision\n\nWe use a queue.\n"
@@ -66,18 +67,20 @@ def test_making_a_suggestion_keeps_that_it_applies_to_the_version_it_was_made_on
     assert runs == []  # nothing to work out: the page is at the version it was checked on
 
 
-def test_a_page_that_moved_on_is_checked_once_for_its_new_version(
+def test_a_page_that_moved_on_is_checked_by_each_read_which_writes_nothing(
     db: Database, team: Team, waiting: int, runs: list[int]
 ) -> None:
     editing.edit_page(
         team.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "More.\n"}])
     )
-    assert _applies(team.writer) == [True]
-    assert _applies(team.writer) == [True]
-    assert changes.list_suggestions(team.agent)[0].applies is True
-    assert runs == [waiting]  # once, for version 2; then read from what was kept
+    with count_statements(db) as ran:
+        assert _applies(team.writer) == [True]
+        assert _applies(team.writer) == [True]
+        assert changes.list_suggestions(team.agent)[0].applies is True
+    assert runs == [waiting] * 3  # for version 2, by each read, for its own answer
+    assert not [text for text in ran.texts if not text.lstrip().upper().startswith("SELECT")]
     kept = _kept(db, waiting)
-    assert kept is not None and (kept["page_version"], kept["applies"]) == (2, True)
+    assert kept is not None and (kept["page_version"], kept["applies"]) == (1, True)
 
 
 def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
@@ -91,8 +94,8 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
     [stale] = inbox.pending_decisions(team.writer).suggested_changes.items
     assert stale.applies is False and stale.actions == ("reject",)
     assert stale.not_applying is not None and stale.not_applying.reason == "text_not_found"
-    kept = _kept(db, waiting)
-    assert kept is not None and (kept["page_version"], kept["applies"]) == (2, False)
+    kept = _kept(db, waiting)  # what version 1 said, never taken for version 2
+    assert kept is not None and (kept["page_version"], kept["applies"]) == (1, True)
     # Put the text back: version 3 takes the suggestion again, whatever version 2 said.
     editing.edit_page(
         team.writer,
@@ -102,7 +105,7 @@ def test_what_was_kept_for_an_old_version_is_never_taken_for_a_newer_one(
     [again] = inbox.pending_decisions(team.writer).suggested_changes.items
     assert again.applies is True and again.actions == ("accept", "reject")
     [stale_again] = _applies(team.writer)
-    assert stale_again is True and runs == [waiting, waiting]
+    assert stale_again is True and runs == [waiting] * 3
     changes.decide_edit_suggestion(team.writer, suggestion_id=waiting, decision="accept")
     assert "Jobs wait for minutes." in pages.read_page(team.writer, address=PAGE).body
 
@@ -113,8 +116,9 @@ def test_a_late_check_of_an_older_version_does_not_replace_a_newer_one(
     editing.edit_page(
         team.writer, address=PAGE, edits=parse_edits([{"op": "append", "text": "More.\n"}])
     )
-    assert _applies(team.writer) == [True]  # kept for version 2
-    with db.write() as conn:  # a reader that worked on version 1 writes back late
+    with db.write() as conn:  # a writer keeps the check of version 2
+        checks.remember(conn, [checks._kept(waiting, 2, None)])
+    with db.write() as conn:  # one that worked on version 1 keeps its check late
         checks.remember(conn, [checks._kept(waiting, 1, None)])
     kept = _kept(db, waiting)
     assert kept is not None and kept["page_version"] == 2

@@ -1,10 +1,10 @@
 """Whether a pending suggestion still applies to its page as it is now, kept per page version.
 
 A page's versions never change and neither do a suggestion's edits, so whether they apply to a
-version is worked out once and kept in `suggestion_checks`; listing what waits then reads that
-instead of running every suggestion's edits on every call. A check made in a read is written
-back once the read has ended, in a transaction of its own; losing that race costs only a
-recomputation.
+version is kept in `suggestion_checks`, by what writes: making a suggestion keeps that it applies
+to its page as it was then, and a check made in a writing transaction is kept with the rest of
+it. A read never writes: listing what waits reads what was kept for each page's version, and
+works out, for its own answer only, those whose page moved on since.
 
 Where asked, a pending suggestion written against an older version that still applies also
 gets the diff accepting it would make to the page now: worked out on each call, never kept,
@@ -24,9 +24,8 @@ from sqlalchemy.engine import Connection, RowMapping
 
 from codna.errors import InvalidEdit, NoLongerApplies
 from codna.markdown.edits import parse_edits
-from codna.services.context import database
 from codna.services.pages.editing import Applied, Change, apply_change, page_diff
-from codna.storage.database import after_commit, is_writing
+from codna.storage.database import is_writing
 from codna.storage.records import PageHead, PageRow, SuggestionRow
 from codna.storage.schema import pages, suggestion_checks
 
@@ -177,7 +176,8 @@ def checks_for(
         else:
             problems[row.id] = tried
         fresh.append(_kept(row.id, page.version, problems[row.id]))
-    remember(conn, fresh)
+    if is_writing(conn):
+        remember(conn, fresh)
     diffs_now: dict[int, str] = {}
     for row in moved_on:
         if problems[row.id] is not None:
@@ -227,21 +227,9 @@ def applies_now(conn: Connection, suggestion_id: int, version: int) -> None:
 
 
 def remember(conn: Connection, fresh: list[dict[str, Any]]) -> None:
-    """Keep checks: now, in a writing transaction; after the read `conn` is in, otherwise."""
-    if not fresh:
-        return
-    if is_writing(conn):
+    """Keep checks made in the writing transaction `conn` is in."""
+    if fresh:
         conn.execute(_UPSERT[conn.dialect.name], fresh)
-    else:
-        after_commit(conn, lambda: _write_back(fresh))
-
-
-def _write_back(fresh: list[dict[str, Any]]) -> None:
-    try:
-        with database().write() as conn:
-            conn.execute(_UPSERT[conn.dialect.name], fresh)
-    except sa.exc.IntegrityError:
-        pass  # a suggestion went meanwhile (its page deleted for good): nothing to keep
 
 
 def _upsert(insert: Any) -> sa.Executable:
