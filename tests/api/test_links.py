@@ -3,9 +3,9 @@ decisions at once."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from tests.concurrency import at_once, unexpected
 from tests.conftest import InProcessServer, unique
 
 
@@ -124,8 +124,8 @@ def test_sixteen_decisions_at_once_over_http_make_one_revision_and_no_5xx(
 
     # Sixteen requests in flight at once: the app answers each on its loop, and their service
     # calls run in its thread pool side by side, as under a real server.
-    with ThreadPoolExecutor(16) as pool:
-        results = list(pool.map(decide, range(16)))
+    results = at_once([lambda n=n: decide(n) for n in range(16)])
+    assert unexpected(results) == []
     statuses = sorted(status for status, _ in results)
     assert statuses == [200] + [409] * 15
     assert all(body["code"] == "already_decided" for status, body in results if status == 409)

@@ -14,7 +14,6 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,9 +36,8 @@ from codna.services.pages import editing, pages, revisions
 from codna.services.suggestions import changes, reverts
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions, notifications
+from tests.concurrency import DEADLINE, at_once, unexpected
 from tests.services.conftest import Team
-
-DEADLINE = 60.0  # seconds any thread waits for the others before the test fails
 
 
 def outcome(call: Callable[[], object]) -> object:
@@ -48,11 +46,6 @@ def outcome(call: Callable[[], object]) -> object:
         return call()
     except Exception as error:  # an unexpected one is what the tests look for
         return error
-
-
-def unexpected(results: Sequence[object], *allowed: type[CodnaError]) -> list[object]:
-    """The exceptions among `results` that are not of the `allowed` domain errors."""
-    return [r for r in results if isinstance(r, Exception) and not isinstance(r, allowed)]
 
 
 # -- 32 editors accept one suggestion at once ----------------------------------------------
@@ -65,42 +58,37 @@ def test_thirty_two_editors_accepting_one_suggestion_at_once_make_exactly_one_re
     address = "wiki:accepted-at-once"
     pages.create_page(team.writer, address=address, title="At once", body="Start.\n")
     editors = [team.writer, team.admin]
-    barrier = threading.Barrier(32, timeout=DEADLINE)
 
-    def accept(editor: Member, suggestion_id: int) -> object:
-        barrier.wait()
-        return outcome(
-            lambda: changes.decide_edit_suggestion(
-                editor, suggestion_id=suggestion_id, decision="accept"
-            )
+    def accept(editor: Member, suggestion_id: int) -> Callable[[], object]:
+        return lambda: changes.decide_edit_suggestion(
+            editor, suggestion_id=suggestion_id, decision="accept"
         )
 
-    with ThreadPoolExecutor(32) as pool:
-        for n in range(rounds):
-            before = pages.read_page(team.writer, address=address).version
-            made = changes.suggest_edit(
-                team.agent,
-                address=address,
-                edits=parse_edits([{"op": "append", "text": f"Line {n}."}]),
-                reason="One more line.",
-            ).suggestion
-            assert made is not None
-            results = list(pool.map(accept, [editors[i % 2] for i in range(32)], [made.id] * 32))
+    for n in range(rounds):
+        before = pages.read_page(team.writer, address=address).version
+        made = changes.suggest_edit(
+            team.agent,
+            address=address,
+            edits=parse_edits([{"op": "append", "text": f"Line {n}."}]),
+            reason="One more line.",
+        ).suggestion
+        assert made is not None
+        results = at_once([accept(editors[i % 2], made.id) for i in range(32)])
 
-            assert unexpected(results, AlreadyDecided) == [], f"round {n}"
-            accepted = [r for r in results if isinstance(r, changes.Suggestion)]
-            assert len(accepted) == 1, f"round {n}: {results}"
-            assert sum(isinstance(r, AlreadyDecided) for r in results) == 31
-            assert accepted[0].accepted_version == before + 1
-            page = pages.read_page(team.writer, address=address)
-            assert page.version == before + 1 and page.body.count(f"Line {n}.") == 1
-            latest = revisions.history(team.writer, address=address)[0]
-            assert (latest.version, latest.kind) == (before + 1, "accept_suggestion")
-            with db.read() as conn:
-                told = conn.execute(
-                    sa.select(sa.func.count()).where(notifications.c.edit_suggestion_id == made.id)
-                ).scalar_one()
-            assert told == 1, f"round {n}: the suggester was told {told} times"
+        assert unexpected(results, AlreadyDecided) == [], f"round {n}"
+        accepted = [r for r in results if isinstance(r, changes.Suggestion)]
+        assert len(accepted) == 1, f"round {n}: {results}"
+        assert sum(isinstance(r, AlreadyDecided) for r in results) == 31
+        assert accepted[0].accepted_version == before + 1
+        page = pages.read_page(team.writer, address=address)
+        assert page.version == before + 1 and page.body.count(f"Line {n}.") == 1
+        latest = revisions.history(team.writer, address=address)[0]
+        assert (latest.version, latest.kind) == (before + 1, "accept_suggestion")
+        with db.read() as conn:
+            told = conn.execute(
+                sa.select(sa.func.count()).where(notifications.c.edit_suggestion_id == made.id)
+            ).scalar_one()
+        assert told == 1, f"round {n}: the suggester was told {told} times"
     history = revisions.history(team.writer, address=address)
     assert [r.version for r in history] == list(range(rounds + 1, 0, -1))
 
@@ -214,26 +202,25 @@ def first_statement(db: Database) -> Iterator[dict[int, threading.Event]]:
 
 
 def in_order(
-    pool: ThreadPoolExecutor,
-    calls: Sequence[Callable[[], object]],
-    first_statement: dict[int, threading.Event],
+    calls: Sequence[Callable[[], object]], first_statement: dict[int, threading.Event]
 ) -> list[object]:
-    """The calls, released together on threads of `pool`, each starting once the one before
-    it has reached the database (or ended): their outcomes."""
-    barrier = threading.Barrier(len(calls), timeout=DEADLINE)
+    """The calls, released together, each starting once the one before it has reached the
+    database (or ended): their outcomes."""
     reached = [threading.Event() for _ in calls]
 
-    def run(position: int) -> object:
-        first_statement[threading.get_ident()] = reached[position]
-        barrier.wait()
-        if position > 0:
-            assert reached[position - 1].wait(DEADLINE), "the call before never started"
-        try:
-            return outcome(calls[position])
-        finally:
-            reached[position].set()
+    def after_the_one_before(position: int) -> Callable[[], object]:
+        def run() -> object:
+            first_statement[threading.get_ident()] = reached[position]
+            try:
+                if position > 0:
+                    assert reached[position - 1].wait(DEADLINE), "the call before never started"
+                return calls[position]()
+            finally:
+                reached[position].set()
 
-    return list(pool.map(run, range(len(calls))))
+        return run
+
+    return at_once([after_the_one_before(p) for p in range(len(calls))])
 
 
 @pytest.mark.parametrize("variant", sorted(EDITS))
@@ -258,20 +245,19 @@ def test_an_accept_an_edit_and_a_revert_at_once_end_as_some_serial_order_of_them
 
     repeats = 10 if long_form else 2
     orders = list(itertools.permutations(OPS)) * repeats
-    with ThreadPoolExecutor(3) as pool:
-        for n, order in enumerate(orders):
-            race = make_race(team, f"wiki:race/{variant}/{n}")
-            calls = race_calls(team, race, variant)
-            ran = in_order(pool, [calls[op] for op in order], first_statement)
-            results = dict(zip(order, ran, strict=True))
-            assert unexpected(list(results.values()), *CLEAN) == [], (order, results)
-            outcomes = tuple(code_of(results[op]) for op in OPS)
-            state = final_state(team, race)
-            assert (outcomes, state) in serial, (
-                f"started in the order {order}, the race ended as no serial order would: "
-                f"{dict(zip(OPS, outcomes, strict=True))}, {state}; serial results: {serial}"
-            )
-            check_race_records(team, race, outcomes)
+    for n, order in enumerate(orders):
+        race = make_race(team, f"wiki:race/{variant}/{n}")
+        calls = race_calls(team, race, variant)
+        ran = in_order([calls[op] for op in order], first_statement)
+        results = dict(zip(order, ran, strict=True))
+        assert unexpected(list(results.values()), *CLEAN) == [], (order, results)
+        outcomes = tuple(code_of(results[op]) for op in OPS)
+        state = final_state(team, race)
+        assert (outcomes, state) in serial, (
+            f"started in the order {order}, the race ended as no serial order would: "
+            f"{dict(zip(OPS, outcomes, strict=True))}, {state}; serial results: {serial}"
+        )
+        check_race_records(team, race, outcomes)
 
 
 # -- the suggestion limits under 50 suggesting threads --------------------------------------
@@ -300,17 +286,7 @@ def fifty_at_once(calls: list[Callable[[], object]]) -> list[object]:
     """The calls, shuffled, on 50 threads that start together."""
     order = list(range(len(calls)))
     random.Random(len(calls)).shuffle(order)
-    barrier = threading.Barrier(50, timeout=DEADLINE)
-    released = threading.local()
-
-    def run(index: int) -> object:
-        if not getattr(released, "done", False):
-            released.done = True
-            barrier.wait()
-        return outcome(calls[index])
-
-    with ThreadPoolExecutor(50) as pool:
-        shuffled = list(pool.map(run, order))
+    shuffled = at_once([calls[index] for index in order], threads=50)
     results: list[object] = [None] * len(calls)
     for index, result in zip(order, shuffled, strict=True):
         results[index] = result

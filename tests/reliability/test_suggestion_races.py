@@ -7,9 +7,7 @@ Both kinds share one lifecycle (services/suggestions/lifecycle.py), so the same 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
@@ -22,7 +20,8 @@ from codna.services.pages import pages
 from codna.services.suggestions import changes, links
 from codna.storage.database import Database
 from codna.storage.schema import edit_suggestions, link_suggestions
-from tests.reliability.test_concurrency import DEADLINE, outcome, suggesters, unexpected
+from tests.concurrency import at_once, unexpected
+from tests.reliability.test_concurrency import suggesters
 from tests.services.conftest import Team
 
 SUGGESTERS = 8
@@ -56,25 +55,18 @@ def test_members_suggesting_the_same_at_once_make_one_and_the_rest_are_duplicate
     rounds = 40 if long_form else 4
     people = suggesters(team, SUGGESTERS)
     make, table = KINDS[kind]
-    barrier = threading.Barrier(SUGGESTERS, timeout=DEADLINE)
+    for n in range(rounds):
+        address = f"wiki:raced/{kind}-{n}"
+        for where in (address, f"{address}-target"):
+            pages.create_page(team.writer, address=where, title="Raced", body="Text.\n")
+        results = at_once([lambda m=member, a=address, n=n: make(m, a, n) for member in people])
 
-    def at_once(member: Member, address: str, n: int) -> object:
-        barrier.wait()
-        return outcome(lambda: make(member, address, n))
-
-    with ThreadPoolExecutor(SUGGESTERS) as pool:
-        for n in range(rounds):
-            address = f"wiki:raced/{kind}-{n}"
-            for where in (address, f"{address}-target"):
-                pages.create_page(team.writer, address=where, title="Raced", body="Text.\n")
-            results = list(pool.map(at_once, people, [address] * len(people), [n] * len(people)))
-
-            assert unexpected(results, Duplicate) == [], f"round {n}"
-            refused = [r for r in results if isinstance(r, Duplicate)]
-            assert len(refused) == SUGGESTERS - 1, f"round {n}: {results}"
-            with db.engine.connect() as conn:
-                made = conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
-            assert made == n + 1, f"round {n}"
+        assert unexpected(results, Duplicate) == [], f"round {n}"
+        refused = [r for r in results if isinstance(r, Duplicate)]
+        assert len(refused) == SUGGESTERS - 1, f"round {n}: {results}"
+        with db.engine.connect() as conn:
+            made = conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+        assert made == n + 1, f"round {n}"
 
 
 def test_a_suggesters_links_wait_at_most_twenty_on_a_page(team: Team) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,6 +18,7 @@ from codna.services.events import automations, outbox
 from codna.services.events.outbox import MAX_ATTEMPTS, Event
 from codna.services.pages import editing, pages
 from codna.services.suggestions import changes, links, reverts
+from tests.concurrency import at_once, unexpected
 from tests.services.conftest import Team
 
 ROUTINE = "outbox-test"
@@ -348,10 +348,8 @@ def test_workers_claiming_at_once_never_take_the_same_event(watched: Team) -> No
         make_page(watched, f"{PAGE}-{n}")
     taken: list[int] = []
     lock = threading.Lock()
-    barrier = threading.Barrier(4)
 
     def work(name: str) -> None:
-        barrier.wait()
         while outbox.next_due() is not None:  # None from a claim: the others hold the rest
             event = outbox.claim(name, lease=LEASE)
             if event is not None:
@@ -359,8 +357,8 @@ def test_workers_claiming_at_once_never_take_the_same_event(watched: Team) -> No
                     taken.append(event.id)
                 assert outbox.done(event.id, name)
 
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(work, ["w1", "w2", "w3", "w4"]))
+    results = at_once([lambda name=name: work(name) for name in ["w1", "w2", "w3", "w4"]])
+    assert unexpected(results) == []
     assert sorted(taken) == sorted(e.id for e in every_event())
     assert len(set(taken)) == 40
 

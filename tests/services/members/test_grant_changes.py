@@ -9,7 +9,6 @@ the change's own transaction; who may read which changes is checked here too.
 from __future__ import annotations
 
 import itertools
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
@@ -23,6 +22,7 @@ from codna.services.members.members import Member
 from codna.services.pages import pages
 from codna.storage.schema import grant_changes as grant_changes_table
 from codna.storage.schema import grants
+from tests.concurrency import at_once, unexpected
 from tests.services.conftest import Team
 
 
@@ -229,8 +229,8 @@ def test_changes_of_one_grant_at_once_each_record_the_level_the_one_before_left(
     def give(level: str) -> None:
         access.share(team.admin, address="wiki:race/", member="sam@example.com", level=level)
 
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(give, levels))  # any refusal or error raises here
+    results = at_once([lambda level=level: give(level) for level in levels], threads=8)
+    assert unexpected(results) == []  # no refusal, no error
     made = [c for c in grant_changes.list_grant_changes(team.admin) if c.address == "wiki:race/"]
     made.reverse()  # oldest first
     assert made[0].change == "given"

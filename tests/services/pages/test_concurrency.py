@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
-from codna.errors import CodnaError, Conflict
+from codna.errors import Conflict
 from codna.markdown.edits import parse_edits
 from codna.services.pages import editing, pages, revisions
+from tests.concurrency import at_once
 from tests.services.conftest import Team
 
 ADDRESS = "wiki:busy"
 ROUNDS = 10
-
-
-def at_once(*calls: Callable[[], object]) -> list[object]:
-    """Run the calls on their own threads, released together; their results or errors."""
-    barrier = threading.Barrier(len(calls))
-
-    def run(call: Callable[[], object]) -> object:
-        barrier.wait()
-        try:
-            return call()
-        except CodnaError as error:
-            return error
-
-    with ThreadPoolExecutor(len(calls)) as pool:
-        return list(pool.map(run, calls))
 
 
 def append(team: Team, text: str, base_version: int | None = None) -> Callable[[], object]:
@@ -42,7 +26,7 @@ def append(team: Team, text: str, base_version: int | None = None) -> Callable[[
 def test_two_edits_at_once_both_land_with_consecutive_versions(team: Team) -> None:
     pages.create_page(team.writer, address=ADDRESS, title="Busy", body="start\n")
     for n in range(ROUNDS):
-        results = at_once(append(team, f"a{n}"), append(team, f"b{n}"))
+        results = at_once([append(team, f"a{n}"), append(team, f"b{n}")])
         assert not [r for r in results if isinstance(r, Exception)]
     page = pages.read_page(team.writer, address=ADDRESS)
     assert page.version == 1 + 2 * ROUNDS
@@ -56,7 +40,7 @@ def test_two_edits_from_the_same_base_version_one_lands_one_is_a_conflict(team: 
     pages.create_page(team.writer, address=ADDRESS, title="Busy", body="start\n")
     for n in range(ROUNDS):
         version = pages.read_page(team.writer, address=ADDRESS).version
-        results = at_once(append(team, f"a{n}", version), append(team, f"b{n}", version))
+        results = at_once([append(team, f"a{n}", version), append(team, f"b{n}", version)])
         conflicts = [r for r in results if isinstance(r, Conflict)]
         saved = [r for r in results if isinstance(r, editing.EditResult)]
         assert len(conflicts) == 1 and len(saved) == 1, results

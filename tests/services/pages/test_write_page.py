@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
 from codna.errors import CodnaError, Conflict, InvalidRequest, NotFound, ReadOnly, TooLarge
 from codna.markdown.limits import MAX_BODY_BYTES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS
 from codna.services.admin.transfer import Document, import_documents
 from codna.services.pages import editing, pages, revisions
+from tests.concurrency import at_once
 from tests.services.conftest import Team
 
 ADDRESS = "wiki:notes/plan"
@@ -81,17 +79,14 @@ def test_two_writes_from_the_same_version_at_once_save_one_and_refuse_the_other(
     team: Team,
 ) -> None:
     make_page(team)
-    barrier = threading.Barrier(2)
-
-    def write(text: str) -> object:
-        barrier.wait()
-        try:
-            return editing.write_page(team.writer, address=ADDRESS, body=text, base_version=1)
-        except CodnaError as error:
-            return error
-
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(write, ["Ours.\n", "Theirs.\n"]))
+    results = at_once(
+        [
+            lambda text=text: editing.write_page(
+                team.writer, address=ADDRESS, body=text, base_version=1
+            )
+            for text in ["Ours.\n", "Theirs.\n"]
+        ]
+    )
     saved = [r for r in results if isinstance(r, editing.EditResult)]
     conflicts = [r for r in results if isinstance(r, Conflict)]
     assert len(saved) == 1 and len(conflicts) == 1, results

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
 from codna.errors import (
     AlreadyDecided,
-    CodnaError,
     Duplicate,
     InvalidEdit,
     InvalidRequest,
@@ -26,6 +22,7 @@ from codna.services.members import access, members
 from codna.services.pages import editing, pages, revisions
 from codna.services.suggestions import links
 from codna.services.suggestions.records import Suggestion
+from tests.concurrency import at_once
 from tests.services.conftest import Team
 
 A, B = "wiki:decisions/a", "wiki:guides/b"
@@ -213,19 +210,14 @@ def test_deleting_a_page_for_good_takes_its_suggested_links_and_notifications(
 def test_sixteen_decisions_at_once_make_one_revision_and_one_decision(two_pages: Team) -> None:
     team = two_pages
     link = links.suggest_link(team.agent, address=A, target=B, reason="Good.")
-    barrier = threading.Barrier(16)
-
-    def decide(n: int) -> object:
-        barrier.wait()
-        try:
-            return links.decide_link(
+    results = at_once(
+        [
+            lambda n=n: links.decide_link(
                 team.writer, suggestion_id=link.id, decision="accept" if n % 2 else "reject"
             )
-        except CodnaError as error:
-            return error
-
-    with ThreadPoolExecutor(16) as pool:
-        results = list(pool.map(decide, range(16)))
+            for n in range(16)
+        ]
+    )
     done = [r for r in results if isinstance(r, Suggestion)]
     refused = [r for r in results if isinstance(r, AlreadyDecided)]
     assert (len(done), len(refused)) == (1, 15)

@@ -3,35 +3,14 @@ edit, and limits that hold however many suggest at once."""
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-
 from codna.errors import CodnaError, LimitReached, NoLongerApplies
 from codna.markdown.edits import parse_edits
 from codna.services.pages import editing, pages
 from codna.services.suggestions import changes
+from tests.concurrency import at_once, unexpected
 from tests.services.conftest import Team
 
 PAGE = "wiki:busy"
-
-
-def at_once(calls: list[Callable[[], object]], threads: int | None = None) -> list[object]:
-    """Run the calls together (released by one barrier); their results or domain errors."""
-    barrier = threading.Barrier(min(len(calls), threads or len(calls)))
-
-    def run(call: Callable[[], object]) -> object:
-        with contextlib.suppress(threading.BrokenBarrierError):  # later calls just run
-            barrier.wait(timeout=30)
-            barrier.abort()  # the first batch is released together; no later one waits
-        try:
-            return call()
-        except CodnaError as error:
-            return error
-
-    with ThreadPoolExecutor(threads or len(calls)) as pool:
-        return list(pool.map(run, calls))
 
 
 def test_accept_racing_an_edit_loses_neither_and_never_applies_text_that_is_gone(
@@ -56,6 +35,7 @@ def test_accept_racing_an_edit_loses_neither_and_never_applies_text_that_is_gone
             team.admin, suggestion_id=s, decision="accept"
         )
         results = at_once([edit, accept])
+        assert unexpected(results, CodnaError) == [], results
         body = pages.read_page(team.writer, address=address).body
         if n % 2 == 0:
             assert body == "ALPHA\n\nomega\n", results
