@@ -70,16 +70,16 @@ def test_someone_elses_automation_is_not_found_to_others_but_an_admin_disables_i
     error_body(disable(app, "admin", 2**40), 404, "not_found")
 
 
+# One case per status: every refusal of the rules is tested in
+# tests/services/events/test_automations.py; here, how the API answers each kind.
 @pytest.mark.parametrize(
     ("role", "body", "status", "code"),
     [
-        ("writer", {"event": "document.deleted"}, 422, "invalid_request"),
         ("writer", {"routine": "not-installed"}, 422, "invalid_request"),
-        ("writer", {"folder": "wiki:decisions"}, 422, "invalid_request"),
         ("stranger", {}, 404, "not_found"),
         ("agent", {}, 403, "read_only"),
     ],
-    ids=["an unknown event", "an unknown routine", "a page's address", "unreadable", "an agent"],
+    ids=["an unknown routine", "unreadable", "an agent"],
 )
 def test_a_refused_automation_is_answered_with_its_code_and_sentence(
     app: InProcessServer, role: str, body: dict[str, str], status: int, code: str

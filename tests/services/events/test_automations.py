@@ -63,6 +63,7 @@ def test_a_whole_space_may_be_watched(team: Team) -> None:
     ("given", "field", "says"),
     [
         ({"event": "suggestion.created"}, "event", "document.created or document.changed"),
+        ({"event": "document.deleted"}, "event", "document.created or document.changed"),
         ({"folder": "wiki:decisions"}, "folder", "such as wiki:decisions/"),
         ({"folder": "attic:old/"}, "folder", "the spaces are wiki, raw and output"),
         ({"routine": "Decision Check"}, "routine", "lowercase letters"),
@@ -190,3 +191,4 @@ def test_an_automation_never_watches_output_where_runs_write_their_pages(team: T
             team.writer, event="document.created", folder="output:", routine="decision-check"
         )
     assert "would start itself" in refused.value.message
+    assert "An automation watches wiki or raw" in refused.value.message

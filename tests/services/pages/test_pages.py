@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from codna.errors import (
@@ -113,6 +115,36 @@ def test_a_body_over_the_limit_is_too_large(team: Team) -> None:
             team.writer, address="wiki:big", title="Big", body="x" * (1024 * 1024 + 1)
         )
     assert refused.value.fields["limit"] == 1024 * 1024
+    # Edits that each fit but together grow the body past it are refused alike.
+    make_page(team)
+    quarter = [{"op": "append", "text": "y" * (250 * 1024)}]
+    with pytest.raises(TooLarge) as grown:
+        editing.edit_page(
+            team.writer, address="wiki:decisions/0001", edits=parse_edits(quarter * 5)
+        )
+    assert grown.value.fields["limit"] == 1024 * 1024
+    assert pages.read_page(team.writer, address="wiki:decisions/0001").version == 1
+
+
+@pytest.mark.parametrize(
+    ("old", "meant"),
+    [
+        ("**status:** proposed", "**Status:** Proposed"),  # letter case
+        ("**Status:**  Proposed", "**Status:** Proposed"),  # spaces
+        ("# Guide **Status:**", "# Guide\n\n**Status:**"),  # a line break
+        ("**Status:** Accepted", "**Status:** Proposed"),  # a word changed: the nearest
+    ],
+)
+def test_a_text_not_on_the_page_names_the_one_meant(team: Team, old: str, meant: str) -> None:
+    make_page(team, body="# Guide\n\n**Status:** Proposed\n")
+    with pytest.raises(InvalidEdit) as refused:
+        editing.edit_page(
+            team.writer,
+            address="wiki:decisions/0001",
+            edits=parse_edits([{"op": "replace", "old": old, "new": "x"}]),
+        )
+    assert refused.value.fields["reason"] == "text_not_found"
+    assert f"Did you mean {json.dumps(meant)}?" in refused.value.message
 
 
 def test_crlf_line_endings_are_normalised(team: Team) -> None:
@@ -223,12 +255,19 @@ def test_raw_is_never_edited_even_by_an_admin(team: Team) -> None:
     import_documents(team.writer, documents=[Document("notes.md", "# Notes\n\nText.\n")])
     page = pages.read_page(team.reader, address="raw:notes")
     assert page.title == "Notes"
+    for dry_run in (False, True):
+        with pytest.raises(ReadOnly):
+            editing.edit_page(
+                team.admin,
+                address="raw:notes",
+                edits=parse_edits([{"op": "append", "text": "x"}]),
+                dry_run=dry_run,
+            )
     with pytest.raises(ReadOnly):
-        editing.edit_page(
-            team.admin, address="raw:notes", edits=parse_edits([{"op": "append", "text": "x"}])
-        )
+        reverts.revert_revision(team.admin, address="raw:notes", version=1)
     with pytest.raises(ReadOnly):
         pages.create_page(team.admin, address="raw:new", title="New")
+    assert pages.read_page(team.reader, address="raw:notes").version == 1
 
 
 def test_an_import_takes_its_title_and_tags_from_front_matter_all_or_none(team: Team) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codna.errors import CodnaError, Conflict, InvalidRequest, NotFound, ReadOnly, TooLarge
+from codna.markdown.edits import parse_edits
 from codna.markdown.limits import MAX_BODY_BYTES, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS
 from codna.services.admin.transfer import Document, import_documents
 from codna.services.pages import editing, pages, revisions
@@ -129,6 +130,10 @@ def test_an_agent_writes_only_its_own_output_pages(team: Team) -> None:
     make_page(team)
     with pytest.raises(ReadOnly, match="is an agent"):
         editing.write_page(team.agent, address=ADDRESS, body="B.\n", base_version=1)
+    with pytest.raises(ReadOnly, match="is an agent"):  # edits are refused alike
+        editing.edit_page(
+            team.agent, address=ADDRESS, edits=parse_edits([{"op": "append", "text": "B."}])
+        )
 
 
 def test_a_page_in_the_trash_is_restored_before_it_is_written(team: Team) -> None:
