@@ -1,6 +1,6 @@
 """More rules of suggested changes through MCP: a stale suggestion names its
 failing edit, accepting onto a moved-on page keeps the other edit, a revert shows in the
-suggester's list, and the 201st pending suggestion overall is refused."""
+suggester's list, and a suggestion past its limit is refused with the figures."""
 
 from __future__ import annotations
 
@@ -99,39 +99,35 @@ async def test_accepting_onto_a_moved_on_page_keeps_the_other_edit_and_a_revert_
         )
 
 
-async def test_the_two_hundred_and_first_pending_suggestion_is_refused_over_mcp(
+async def test_a_suggestion_past_its_limit_is_refused_over_mcp_with_the_figures(
     app: InProcessServer,
 ) -> None:
-    """The limit is the services' (tests/services/suggestions/test_suggestions.py); here, how
-    MCP says it: 200 made through the services, the 201st refused over MCP with its code and
+    """The limits are the services' (tests/services/suggestions/test_suggestions.py: 20
+    pending a page, 200 in all, room again once one is withdrawn); here, how MCP says it: 20
+    made on one page through the services, the 21st refused over MCP with its code and
     figures, and room again once one is withdrawn over MCP."""
     reader = members.member_by_handle(ROLES["reader"])
-    addresses = [unique("wiki:many/") for _ in range(20)]
-    for address in addresses:
-        app.create_page(address, "Text.\n")
+    address = unique("wiki:many/")
+    app.create_page(address, "Text.\n")
     for old in changes.list_suggestions(reader, status="pending", limit=200):
         changes.withdraw_suggestion(reader, suggestion_id=old.id)
     made = [
         changes.suggest_edit(
             reader,
-            address=addresses[n % 20],
+            address=address,
             edits=parse_edits([{"op": "append", "text": f"L{n}"}]),
             reason="r",
         ).suggestion
-        for n in range(200)
+        for n in range(20)
     ]
-    one_more = {
-        "address": addresses[0],
-        "edits": [{"op": "append", "text": "one more"}],
-        "reason": "r",
-    }
+    one_more = {"address": address, "edits": [{"op": "append", "text": "one more"}], "reason": "r"}
     async with app.mcp("reader") as client:
         over = refusal(await client.call_tool("suggest_edit", one_more))
         first = made[0]
         assert first is not None
         structured(await client.call_tool("withdraw_suggestion", {"suggestion_id": first.id}))
         again = structured(await client.call_tool("suggest_edit", one_more))
-    assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 200, 200)
+    assert (over["code"], over["limit"], over["pending"]) == ("limit_reached", 20, 20)
     assert again["saved"] is True
     # Leave the shared workspace as it was for the reader's other tests.
     for old in changes.list_suggestions(reader, status="pending", limit=200):
