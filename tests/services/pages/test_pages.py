@@ -270,6 +270,25 @@ def test_raw_is_never_edited_even_by_an_admin(team: Team) -> None:
     assert pages.read_page(team.reader, address="raw:notes").version == 1
 
 
+def test_an_agent_trashes_and_restores_its_own_output_pages_and_no_one_elses(
+    team: Team,
+) -> None:
+    own, others = "output:checker/runs/1", "output:runs/theirs"
+    pages.create_page(team.agent, address=own, title="Run", body="Ran.\n")
+    pages.create_page(team.writer, address=others, title="Theirs", body="Theirs.\n")
+    make_page(team)
+    assert pages.trash_page(team.agent, address=own).in_trash is True
+    trashed = pages.list_pages(team.agent, address="output:checker/runs", in_trash=True)
+    assert [p.address for p in trashed] == [own]
+    assert pages.restore_page(team.agent, address=own).in_trash is False
+    for address in (others, "wiki:decisions/0001"):
+        with pytest.raises(ReadOnly):
+            pages.trash_page(team.agent, address=address)
+    with pytest.raises(NotFound):  # nothing of theirs in the trash to restore
+        pages.restore_page(team.agent, address=others)
+    assert not pages.read_page(team.writer, address=others).in_trash
+
+
 def test_an_import_takes_its_title_and_tags_from_front_matter_all_or_none(team: Team) -> None:
     doc = Document("a/Meeting Notes.md", "---\ntitle: Meeting\ntags: [x, Y]\n---\nBody\n")
     [made] = import_documents(team.writer, documents=[doc], folder="raw:sources/")
