@@ -57,3 +57,14 @@ def test_a_server_that_cannot_be_reached_is_unavailable(db: Database) -> None:
         assert raised.value.code == "unavailable"
     finally:
         gone.dispose()
+
+
+def test_every_connection_plans_each_statement_for_its_own_values(db: Database) -> None:
+    """A statement the driver prepared is never run on a plan made blind to its values (on
+    such a plan, the inbox's count looked for a routine's run for every waiting suggestion)."""
+    if db.is_sqlite:
+        pytest.skip("PostgreSQL's plan cache")
+    with db.read() as conn:
+        assert conn.execute(sa.text("SHOW plan_cache_mode")).scalar_one() == "force_custom_plan"
+    with db.write() as conn:
+        assert conn.execute(sa.text("SHOW plan_cache_mode")).scalar_one() == "force_custom_plan"

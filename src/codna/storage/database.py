@@ -81,12 +81,17 @@ class Database:
         if self.dialect == "sqlite":
             self.engine = _sqlite_engine(self.url, create=create, **engine_options)
         else:
-            # Set as the connection starts, so it holds in every transaction on it.
+            # Set as the connection starts, so they hold in every transaction on it. The driver
+            # prepares a statement it runs often, and PostgreSQL would then plan it once for
+            # any values: blind to them, the plan of the inbox's count looks for a routine's
+            # run for every waiting suggestion, where the values show it need not. Each run
+            # is planned for its own values instead (bench/suggestions.py's inbox).
             connect_args = dict(engine_options.pop("connect_args", {}))
             milliseconds = max(0, round(statement_timeout * 1000))
             connect_args["options"] = (
-                f"{connect_args.get('options', '')} -c statement_timeout={milliseconds}".strip()
-            )
+                f"{connect_args.get('options', '')} -c statement_timeout={milliseconds}"
+                " -c plan_cache_mode=force_custom_plan"
+            ).strip()
             self.engine = sa.create_engine(self.url, connect_args=connect_args, **engine_options)
 
     @property
