@@ -163,6 +163,8 @@ MARKDOWN_BODIES: dict[str, Callable[[int], str]] = {
     "images": lambda n: _repeat("![", n),
     "link nest": lambda n: "[" * (n // 3) + "a" + "](b)" * (n // 6),
     "emphasis runs": lambda n: _repeat("*a", n),
+    "one run of stars": lambda n: "x" + "*" * (n - 1),  # each `*` a delimiter, in one step
+    "one run of underscores": lambda n: "_" * (n - 1) + "x",
     "underscores": lambda n: _repeat("_a ", n),
     "strikethrough": lambda n: _repeat("~~a ", n),
     "backtick runs": lambda n: "".join("`" * i + "a" for i in range(1, 1500))[:n],

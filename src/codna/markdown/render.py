@@ -72,7 +72,7 @@ from markdown_it.parser_inline import ParserInline
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_block.table import table
 from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline import StateInline, emphasis
 from markdown_it.token import Token
 
 from codna.markdown import highlight
@@ -227,6 +227,24 @@ def _inline_budget(state: StateInline, silent: bool) -> bool:
     return False
 
 
+def _emphasis_within_budget(state: StateInline, silent: bool) -> bool:
+    """markdown-it's emphasis rule, refused a run of `*` or `_` that would pass the token
+    budget: each character of a run is a delimiter kept until the inline text is parsed, and
+    a run of a megabyte took three times RENDER_MEMORY in one step."""
+    start = state.pos
+    marker = state.src[start]
+    if not silent and marker in "*_":
+        end = start
+        while end < state.posMax and state.src[end] == marker:
+            end += 1
+        budget = _budget(state.env)
+        if budget.tokens_before + len(state.tokens) + len(state.delimiters) + end - start > (
+            RENDER_TOKENS
+        ):
+            raise _OverBudget(0)
+    return emphasis.tokenize(state, silent)
+
+
 class _InlineWithinBudget(ParserInline):
     """markdown-it's inline parser, counting a step for each position it tries or skips.
 
@@ -276,6 +294,7 @@ def _parser() -> MarkdownIt:
     parser.block.ruler.at("table", _table_within_budget, {"alt": ["paragraph", "reference"]})
     parser.block.ruler.before("table", "budget", _block_budget)
     parser.inline.ruler.before("text", "budget", _inline_budget)
+    parser.inline.ruler.at("emphasis", _emphasis_within_budget)
     parser.core.ruler.at("inline", _inline_within_budget)
     use_plugins(parser)
     return parser
