@@ -289,15 +289,24 @@ def test_a_handlers_module_that_cannot_be_imported_is_refused_before_serving(
         check=True,
         capture_output=True,
     )
-    for command in (["worker"], ["serve", "--port", "0"]):
-        refused = subprocess.run(
+    # Both at once: each costs seconds of start-up before it refuses.
+    started = [
+        subprocess.Popen(
             [CODNA, *command],
             env=server_env(url, {"CODNA_WORKER_HANDLERS": "tests.no_such_module"}),
-            capture_output=True,
-            text=True,
-            timeout=60,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
-        assert refused.returncode == 1, refused.stderr
-        assert refused.stderr.startswith(
+        for command in (["worker"], ["serve", "--port", "0"])
+    ]
+    for refused in started:
+        try:
+            stderr = refused.communicate(timeout=60)[1].decode()
+        finally:
+            stop(refused)  # a no-op once it has exited
+        assert refused.returncode == 1, stderr
+        assert stderr.startswith(
             "invalid_request: The handlers' module tests.no_such_module cannot be imported"
-        ), refused.stderr
+        ), stderr
