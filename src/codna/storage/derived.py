@@ -35,6 +35,7 @@ from codna.markdown import delta
 from codna.markdown.edits import parse_edits
 from codna.markdown.edits_hash import edits_hash
 from codna.markdown.search_sections import IndexedSection, index_sections
+from codna.storage import versions
 from codna.storage.schema import edit_suggestions, page_sections, pages, revisions
 
 PAGES_PER_BATCH = 100  # pages read at a time: at most 100 MiB of bodies
@@ -160,22 +161,9 @@ _SET = (
     .where(edit_suggestions.c.id == sa.bindparam("row_id"))
     .values(edits_hash=sa.bindparam("new_hash"))
 )
-_target = revisions.alias("target")
 # The versions a version is rebuilt from: its snapshot, the deltas after it, and itself.
-_CHAIN = (
-    sa.select(revisions.c.version, revisions.c.body, revisions.c.delta, revisions.c.sha256)
-    .where(
-        revisions.c.page_id == sa.bindparam("page_id"),
-        revisions.c.version <= sa.bindparam("version"),
-        revisions.c.version
-        >= sa.select(_target.c.snapshot_version)
-        .where(
-            _target.c.page_id == sa.bindparam("page_id"),
-            _target.c.version == sa.bindparam("version"),
-        )
-        .scalar_subquery(),
-    )
-    .order_by(revisions.c.version)
+_CHAIN = versions.chain(
+    revisions.c.version, revisions.c.body, revisions.c.delta, revisions.c.sha256
 )
 
 
@@ -218,17 +206,8 @@ def _text_of(conn: Connection, page_id: int, version: int) -> str | None:
     chain: Sequence[Any] = conn.execute(_CHAIN, {"page_id": page_id, "version": version}).all()
     if not chain or chain[-1].version != version:
         return None
-    base: str | None = None
-    deltas: list[list[delta.Splice]] = []
     try:
-        for link in chain:
-            if link.delta is None:
-                base, deltas = link.body, []
-            else:
-                deltas.append(delta.decode(link.delta))
-        if base is None:
-            return None
-        text = delta.rebuild(base, deltas)
+        text = versions.rebuild(chain)
     except delta.DeltaError:
         return None
     last = chain[-1]

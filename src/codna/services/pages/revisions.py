@@ -27,6 +27,7 @@ from codna.services.limits import HISTORY, check_limit, check_offset, is_id
 from codna.services.members.access import authorise
 from codna.services.members.members import Member, names
 from codna.services.pages import page_links, search_index
+from codna.storage import versions
 from codna.storage.records import PageHead, PageRow, RevisionRow, StoredVersion
 from codna.storage.schema import agent_responsibles, members, pages, revisions
 
@@ -173,36 +174,19 @@ def save_revision(
     return PageRow.of({**updated, "body": body})
 
 
-_target = revisions.alias("target")
 _STORED_AS = tuple(revisions.c[f.name] for f in fields(StoredVersion))
 _ABOUT = tuple(
     c for c in revisions.c if c.name in {f.name for f in fields(RevisionRow)} - {"body", "version"}
 )
-# The versions one is rebuilt from, in order: its snapshot, the deltas after it, and itself;
-# how each is stored, and what the version asked for says of itself (its title, author, ...)
-# on its own row only, so that a chain of a thousand rows is not a thousand of each.
-_CHAIN = (
-    sa.select(
-        *_STORED_AS,
-        *(
-            sa.case((revisions.c.version == sa.bindparam("version"), c), else_=sa.null()).label(
-                c.name
-            )
-            for c in _ABOUT
-        ),
-    )
-    .where(
-        revisions.c.page_id == sa.bindparam("page_id"),
-        revisions.c.version <= sa.bindparam("version"),
-        revisions.c.version
-        >= sa.select(_target.c.snapshot_version)
-        .where(
-            _target.c.page_id == sa.bindparam("page_id"),
-            _target.c.version == sa.bindparam("version"),
-        )
-        .scalar_subquery(),
-    )
-    .order_by(revisions.c.version)
+# The versions one is rebuilt from, in order: how each is stored, and what the version asked
+# for says of itself (its title, author, ...) on its own row only, so that a chain of a
+# thousand rows is not a thousand of each.
+_CHAIN = versions.chain(
+    *_STORED_AS,
+    *(
+        sa.case((revisions.c.version == sa.bindparam("version"), c), else_=sa.null()).label(c.name)
+        for c in _ABOUT
+    ),
 )
 
 
@@ -210,17 +194,8 @@ def rebuilt(chain: Sequence[StoredVersion], address: str) -> str:
     """The text of the last version of `chain` (its snapshot first, then each delta after it),
     checked against its SHA-256. Raises DamagedRevision."""
     last = chain[-1]
-    base: str | None = None
-    deltas: list[list[Splice]] = []
     try:
-        for link in chain:
-            if link.delta is None:
-                base, deltas = link.body, []
-            else:
-                deltas.append(delta.decode(link.delta))
-        if base is None:
-            raise DamagedRevision(address, last.version, "no whole version to rebuild it from")
-        text = delta.rebuild(base, deltas)
+        text = versions.rebuild(chain)
     except delta.DeltaError as error:
         raise DamagedRevision(address, last.version, str(error)) from None
     if delta.digest(text) != last.sha256:
