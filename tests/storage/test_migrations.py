@@ -4,8 +4,6 @@ ones that add a feature only add."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ from alembic.script import ScriptDirectory
 
 from codna.storage import schema
 from codna.storage.database import MIGRATIONS, Database
-from tests.conftest import drop_postgres, postgres_copy
+from tests.storage.migrating import empty_database
 
 SEARCH_TABLES = {"page_search"}
 HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
@@ -102,29 +100,6 @@ def test_each_migration_runs_from_the_one_before_it_from_an_empty_database(
             with db.engine.connect() as conn:
                 assert MigrationContext.configure(conn).get_current_revision() == revision
         assert revision == HEAD
-
-
-@contextmanager
-def empty_database(
-    engine: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[Database]:
-    """A database with no tables on `engine`; dropped afterwards."""
-    if engine == "sqlite":
-        db, name = Database(f"sqlite:///{tmp_path / 'empty.db'}"), None
-    else:
-        # An empty copy: the template is migrated already, so start from a fresh database.
-        template = request.getfixturevalue("postgres_template")
-        db, name = postgres_copy(template)
-        with db.engine.connect() as conn:
-            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
-            conn.execute(sa.text("CREATE SCHEMA public"))
-            conn.commit()
-    try:
-        yield db
-    finally:
-        db.dispose()
-        if name:
-            drop_postgres(name)
 
 
 def test_sqlite_takes_the_write_lock_at_the_start_of_a_writing_transaction(tmp_path: Path) -> None:

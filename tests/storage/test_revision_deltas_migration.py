@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
 from alembic.script import ScriptDirectory
@@ -27,6 +25,7 @@ from codna.services.suggestions import reverts
 from codna.storage.database import MIGRATIONS, Database
 from codna.storage.schema import revisions as revisions_table
 from tests.services.conftest import Team
+from tests.storage.migrating import downgrade
 
 ADDRESSES = ("wiki:m/one", "wiki:m/two", "wiki:m/big")
 HEAD = ScriptDirectory(str(MIGRATIONS)).get_current_head()
@@ -39,15 +38,6 @@ def load_migration() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def downgrade(db: Database, revision: str) -> None:
-    with db.engine.connect() as conn:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
-        conn.commit()
 
 
 def at_version(db: Database) -> str:

@@ -10,15 +10,13 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 
 from codna.markdown.search_sections import index_sections
 from codna.services.context import use_database
 from codna.services.members import members
 from codna.services.pages import editing, pages, search
-from codna.storage.database import MIGRATIONS, Database
-from tests.conftest import drop_postgres, postgres_copy
+from codna.storage.database import Database
+from tests.storage.migrating import downgrade, empty_database
 
 PAGES = 250  # more than one batch of the migration's
 _pages = sa.table(
@@ -45,32 +43,12 @@ def body_of(n: int) -> str:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A database with no tables at all."""
-    if request.param == "sqlite":
-        db = Database(f"sqlite:///{tmp_path / 'old.db'}")
-        name = None
-    else:
-        db, name = postgres_copy(request.getfixturevalue("postgres_template"))
-        with db.engine.connect() as conn:
-            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
-            conn.execute(sa.text("CREATE SCHEMA public"))
-            conn.commit()
-    use_database(db)
-    try:
-        yield db
-    finally:
-        use_database(None)
-        db.dispose()
-        if name:
-            drop_postgres(name)
-
-
-def downgrade(db: Database, revision: str) -> None:
-    with db.engine.connect() as conn:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
-        conn.commit()
+    with empty_database(request.param, tmp_path, request) as db:
+        use_database(db)
+        try:
+            yield db
+        finally:
+            use_database(None)
 
 
 def workspace_at_0010(db: Database) -> members.Member:

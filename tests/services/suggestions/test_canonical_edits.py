@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,12 +27,12 @@ from codna.services.pages import editing, pages
 from codna.services.pages import revisions as page_revisions
 from codna.services.suggestions import changes
 from codna.services.suggestions.checks import change_of
-from codna.storage.database import MIGRATIONS, Database
+from codna.storage.database import Database
 from codna.storage.records import SuggestionRow
 from codna.storage.schema import edit_suggestions
-from tests.conftest import drop_postgres, postgres_copy
 from tests.markdown.test_sections import generated_pages
 from tests.services.conftest import Team
+from tests.storage.migrating import downgrade, empty_database
 
 PAGE = "wiki:decisions/0024-suggested-changes"
 BODY = """\
@@ -263,33 +261,13 @@ def test_the_refusals_name_the_other_suggestion_only_to_its_suggester_and_the_ed
 @pytest.fixture(params=["sqlite", "postgresql"])
 def migrated(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A database migrated from empty, for the services to use."""
-    name = None
-    if request.param == "sqlite":
-        db = Database(f"sqlite:///{tmp_path / 'migrated.db'}")
-    else:
-        db, name = postgres_copy(request.getfixturevalue("postgres_template"))
-        with db.engine.connect() as conn:
-            conn.execute(sa.text("DROP SCHEMA public CASCADE"))
-            conn.execute(sa.text("CREATE SCHEMA public"))
-            conn.commit()
-    db.migrate()
-    use_database(db)
-    try:
-        yield db
-    finally:
-        use_database(None)
-        db.dispose()
-        if name:
-            drop_postgres(name)
-
-
-def _downgrade(db: Database, revision: str) -> None:
-    with db.engine.connect() as conn:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.attributes["connection"] = conn
-        command.downgrade(config, revision)
-        conn.commit()
+    with empty_database(request.param, tmp_path, request) as db:
+        db.migrate()
+        use_database(db)
+        try:
+            yield db
+        finally:
+            use_database(None)
 
 
 def _team() -> Team:
@@ -376,14 +354,14 @@ def test_hashes_0008_marks_are_worked_out_again_as_the_services_make_them(
     rejected = before[made["rejected"]]
     assert rejected.edits_hash != _as_made_now(team.reader, rejected)
 
-    _downgrade(db, "0007")  # as the workspace was before 0008
+    downgrade(db, "0007")  # as the workspace was before 0008
     assert _rows(db) == before
     db.migrate("0008")
     marked = _rows(db)
     for key, suggestion_id in made.items():
         old = before[suggestion_id].edits_hash
         assert marked[suggestion_id].edits_hash == (old if key == "plain" else old.upper()), key
-    _downgrade(db, "0007")  # and back: the marks taken off
+    downgrade(db, "0007")  # and back: the marks taken off
     assert _rows(db) == before
 
     db.migrate()
