@@ -13,7 +13,8 @@ from markupsafe import Markup
 from starlette.responses import HTMLResponse, Response
 
 from codna.services.addresses import Address, parse_address
-from codna.services.members.members import Member
+from codna.services.members import tokens
+from codna.services.members.members import MAX_AGENT_NAME, MAX_PERSON_NAME, Member
 from codna.web.said import heard, told
 from codna.web.visitor import Visitor
 
@@ -32,6 +33,12 @@ def page_url(address: str | Address, *, view: str = "p") -> str:
 
 
 templates.env.globals["page_url"] = page_url
+# The lengths the forms allow, the services' own.
+templates.env.globals |= {
+    "max_person_name": MAX_PERSON_NAME,
+    "max_agent_name": MAX_AGENT_NAME,
+    "max_token_name": tokens.MAX_NAME,
+}
 
 
 def render(

@@ -23,7 +23,9 @@ from codna.storage.schema import agent_responsibles, members
 
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
-_AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+MAX_PERSON_NAME = 200  # characters in a person's name
+MAX_AGENT_NAME = 64  # characters in an agent's name, its handle
+_AGENT_NAME = re.compile(rf"[a-z0-9][a-z0-9._-]{{0,{MAX_AGENT_NAME - 1}}}")
 MIN_PASSWORD = 8
 # Checked against when there is no password to check, so that an unknown e-mail costs the same
 # as a wrong password; made again if the hasher's parameters are no longer these.
@@ -100,8 +102,8 @@ def _check_email(email: str) -> str:
 def _check_name(name: str) -> str:
     check_plain_text(name, field="name")
     name = name.strip()
-    if not name or len(name) > 200:
-        raise InvalidRequest("A name has 1 to 200 characters.", field="name")
+    if not name or len(name) > MAX_PERSON_NAME:
+        raise InvalidRequest(f"A name has 1 to {MAX_PERSON_NAME} characters.", field="name")
     return name
 
 
@@ -170,7 +172,8 @@ def _check_agent_name(name: str) -> str:
     name = name.strip()
     if not _AGENT_NAME.fullmatch(name):
         raise InvalidRequest(
-            "An agent's name is 1 to 64 lower-case letters, digits, '.', '_' or '-'.",
+            f"An agent's name is 1 to {MAX_AGENT_NAME} lower-case letters, digits, '.', '_' "
+            "or '-'.",
             field="name",
         )
     return name
